@@ -1,0 +1,31 @@
+# The README's two commands: `make demo` (the main job, fully local) and `make test` (what CI runs).
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+.PHONY: bootstrap build release test demo bench contract clean
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+build: bootstrap
+	swift build
+
+release: bootstrap
+	swift build -c release
+
+test: bootstrap
+	swift build --build-tests
+	swift test --skip-build
+	@if [ -d ../shared ] && [ -x ../shared/contract-check ] && [ -d catalog ]; then ../shared/contract-check; fi
+
+bench: release
+	scripts/bench.sh
+
+demo: release
+	scripts/demo.sh
+
+contract: build
+	../shared/contract-check
+
+clean:
+	rm -rf .build

@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// A system-library target for a Debian -dev package: a modulemap and a one-line shim.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "CorpusSync",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "CorpusFormat", targets: ["CorpusFormat"]),
+        .library(name: "CorpusEngine", targets: ["CorpusEngine"]),
+        .library(name: "CorpusSync", targets: ["CorpusSync"]),
+        .library(name: "CorpusPublisher", targets: ["CorpusPublisher"]),
+        .library(name: "CorpusServer", targets: ["CorpusServer"]),
+        .executable(name: "corpus", targets: ["corpus"]),
+        .executable(name: "corpusd", targets: ["corpusd"]),
+    ],
+    targets: [
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        systemLibrary("CZip", pkgConfig: "libzip", apt: "libzip-dev"),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        systemLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
+
+        .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip"]),
+        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite"]),
+        .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl"]),
+        .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CSQLite", "CXML2", "CZip"]),
+        .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CorpusSync", "CMicroHTTPD"]),
+        .target(name: "CorpusCLI", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusSync", "CorpusPublisher", "CorpusServer"]),
+        .executableTarget(name: "corpus", dependencies: ["CorpusCLI"]),
+        .executableTarget(name: "corpusd", dependencies: ["CorpusCLI"]),
+        .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher"], path: "Benchmarks/corpus-bench"),
+
+        .target(name: "CorpusTestSupport", dependencies: ["CorpusFormat", "CZip"], path: "Tests/CorpusTestSupport"),
+        .testTarget(name: "CorpusFormatTests", dependencies: ["CorpusFormat", "CorpusTestSupport", "CZip"]),
+        .testTarget(name: "CorpusEngineTests", dependencies: ["CorpusEngine", "CorpusTestSupport"]),
+        .testTarget(name: "CorpusPublisherTests", dependencies: ["CorpusPublisher", "CorpusTestSupport"]),
+        .testTarget(name: "CorpusSyncTests", dependencies: ["CorpusSync", "CorpusTestSupport"]),
+        .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,10 @@
+#include <sqlite3.h>
+
+// sqlite3_db_config is variadic, which Swift cannot call; these fixed-arity
+// wrappers cover the options the engine sets.
+static inline int csqlite_db_config_int(sqlite3 *db, int op, int value, int *out) {
+    return sqlite3_db_config(db, op, value, out);
+}
+
+// SQLITE_TRANSIENT is a macro that casts -1 to a function pointer.
+static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }

@@ -1,0 +1,127 @@
+import Foundation
+
+/// A JSON value restricted to what signed CorpusSync documents may hold:
+/// no floating-point numbers, so every value has exactly one encoding.
+public enum JSONValue: Hashable, Sendable, Codable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null; return }
+        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
+        if let i = try? c.decode(Int64.self) { self = .integer(i); return }
+        if let s = try? c.decode(String.self) { self = .string(s); return }
+        if let a = try? c.decode([JSONValue].self) { self = .array(a); return }
+        if let o = try? c.decode([String: JSONValue].self) { self = .object(o); return }
+        throw DecodingError.dataCorruptedError(in: c, debugDescription: "only integers are allowed as numbers in signed documents")
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case let .bool(b): try c.encode(b)
+        case let .integer(i): try c.encode(i)
+        case let .string(s): try c.encode(s)
+        case let .array(a): try c.encode(a)
+        case let .object(o): try c.encode(o)
+        }
+    }
+}
+
+/// The one byte encoding used for everything that is signed or hashed.
+///
+/// Objects have their keys sorted by UTF-8 bytes, there is no whitespace, numbers are
+/// integers in plain decimal, strings are UTF-8 with only `"`, `\` and control
+/// characters escaped (`\b \f \n \r \t`, else `\u00XX` in lower case). This is the
+/// float-free subset of RFC 8785 (JCS), so decoding and re-encoding gives the same bytes.
+public enum CanonicalJSON {
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let plain = try JSONEncoder().encode(value)
+        let tree = try JSONDecoder().decode(JSONValue.self, from: plain)
+        return Data(serialize(tree))
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw FormatError.malformed(what: what, reason: Self.reason(error))
+        }
+    }
+
+    public static func serialize(_ value: JSONValue) -> [UInt8] {
+        var out = [UInt8]()
+        write(value, into: &out)
+        return out
+    }
+
+    private static func write(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .null: out += Array("null".utf8)
+        case let .bool(b): out += Array((b ? "true" : "false").utf8)
+        case let .integer(i): out += Array(String(i).utf8)
+        case let .string(s): writeString(s, into: &out)
+        case let .array(items):
+            out.append(UInt8(ascii: "["))
+            for (n, item) in items.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                write(item, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case let .object(members):
+            out.append(UInt8(ascii: "{"))
+            let keys = members.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            for (n, key) in keys.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(members[key]!, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0c: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0d: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20:
+                out += Array("\\u00".utf8)
+                out += [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    static func reason(_ error: Error) -> String {
+        switch error {
+        case let DecodingError.keyNotFound(key, ctx): return "missing field \(path(ctx.codingPath + [key]))"
+        case let DecodingError.typeMismatch(_, ctx): return "wrong type at \(path(ctx.codingPath))"
+        case let DecodingError.valueNotFound(_, ctx): return "missing value at \(path(ctx.codingPath))"
+        case let DecodingError.dataCorrupted(ctx):
+            return ctx.codingPath.isEmpty ? "not valid JSON" : "\(ctx.debugDescription) at \(path(ctx.codingPath))"
+        case let e as FormatError: return e.description
+        default: return "not valid JSON"
+        }
+    }
+
+    private static func path(_ keys: [CodingKey]) -> String {
+        keys.isEmpty ? "top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}

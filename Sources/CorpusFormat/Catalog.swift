@@ -1,0 +1,187 @@
+import Foundation
+
+/// Who may download a corpus.
+public enum Access: String, Codable, Hashable, Sendable {
+    case free
+    case entitled
+}
+
+/// Where a bundle lives in the static tree, and what it must hash to.
+public struct BundleRef: Codable, Hashable, Sendable {
+    /// Relative to the tree root, e.g. `bundles/<sha256>.corpus.zip`.
+    public var path: String
+    public var sha256: String
+    public var size: Int64
+
+    public init(path: String, sha256: String, size: Int64) {
+        self.path = path
+        self.sha256 = sha256
+        self.size = size
+    }
+}
+
+/// One corpus as a catalog offers it.
+public struct CatalogEntry: Codable, Hashable, Sendable {
+    public var id: String
+    public var version: CorpusVersion
+    public var title: String
+    public var description: String
+    public var language: String
+    public var license: String
+    public var access: Access
+    /// The tier an entitlement must cover when `access` is `entitled`.
+    public var tier: String?
+    /// Bundled starter corpora never count against an import limit.
+    public var bundled: Bool
+    public var bundle: BundleRef
+    public var documents: Int
+    public var passages: Int
+    public var embedder: EmbedderInfo
+    public var contentDigest: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder
+        case contentDigest = "content_digest"
+    }
+
+    public init(id: String, version: CorpusVersion, title: String, description: String, language: String, license: String,
+                access: Access, tier: String?, bundled: Bool, bundle: BundleRef, documents: Int, passages: Int,
+                embedder: EmbedderInfo, contentDigest: String) {
+        self.id = id
+        self.version = version
+        self.title = title
+        self.description = description
+        self.language = language
+        self.license = license
+        self.access = access
+        self.tier = tier
+        self.bundled = bundled
+        self.bundle = bundle
+        self.documents = documents
+        self.passages = passages
+        self.embedder = embedder
+        self.contentDigest = contentDigest
+    }
+}
+
+/// The signed catalog document (`catalogs/<version>.json` in a published tree).
+public struct Catalog: Codable, Hashable, Sendable {
+    public static let currentFormat = 1
+
+    public var format: Int
+    public var id: String
+    public var title: String
+    /// Increases by one with every publish; clients refuse a version below the highest they accepted.
+    public var version: Int
+    public var issued: String
+    public var expires: String
+    /// The root key version that signs this catalog (see `RootKeyDocument`).
+    public var rootVersion: Int
+    public var corpora: [CatalogEntry]
+
+    enum CodingKeys: String, CodingKey {
+        case format, id, title, version, issued, expires, corpora
+        case rootVersion = "root_version"
+    }
+
+    public init(id: String, title: String, version: Int, issued: Date, expires: Date, rootVersion: Int, corpora: [CatalogEntry]) {
+        self.format = Catalog.currentFormat
+        self.id = id
+        self.title = title
+        self.version = version
+        self.issued = Timestamp.format(issued)
+        self.expires = Timestamp.format(expires)
+        self.rootVersion = rootVersion
+        self.corpora = corpora
+    }
+
+    public var expiryDate: Date? { Timestamp.parse(expires) }
+
+    public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
+
+    public static func decode(_ data: Data) throws -> Catalog {
+        let c = try CanonicalJSON.decode(Catalog.self, from: data, what: "catalog")
+        guard c.format == currentFormat else {
+            throw FormatError.unsupported(what: "catalog", reason: "format \(c.format); this build reads format \(currentFormat)")
+        }
+        try Identifier.validate(c.id, what: "catalog id")
+        guard c.version >= 1, c.rootVersion >= 1, c.expiryDate != nil, Timestamp.parse(c.issued) != nil else {
+            throw FormatError.malformed(what: "catalog", reason: "version, root version or dates out of range")
+        }
+        var seen = Set<String>()
+        for e in c.corpora {
+            try Identifier.validate(e.id, what: "corpus id")
+            guard seen.insert(e.id).inserted else { throw FormatError.malformed(what: "catalog", reason: "corpus \(e.id) listed twice") }
+            guard TreePath.isSafe(e.bundle.path), Hex.decode(e.bundle.sha256)?.count == 32, e.bundle.size > 0 else {
+                throw FormatError.malformed(what: "catalog", reason: "unsafe bundle reference for \(e.id)")
+            }
+        }
+        return c
+    }
+
+    public var trustedComment: String { "catalog:\(id) version:\(version) expires:\(expires)" }
+}
+
+/// The one mutable file of a published tree (`catalog.json`): it names the current signed catalog.
+/// It is a hint only; the client verifies what it points at.
+public struct CatalogPointer: Codable, Hashable, Sendable {
+    public var format: Int
+    public var id: String
+    public var version: Int
+    /// Relative path of the signed catalog; its signature is the same path plus `.minisig`.
+    public var path: String
+
+    public init(id: String, version: Int) {
+        self.format = 1
+        self.id = id
+        self.version = version
+        self.path = TreeLayout.catalogPath(version: version)
+    }
+}
+
+/// A root key version: version N's document is signed by version N−1's key (version 1 by itself).
+public struct RootKeyDocument: Codable, Hashable, Sendable {
+    public var format: Int
+    public var version: Int
+    /// The public key, as the bare base64 line of a minisign `.pub` file.
+    public var key: String
+    public var keyID: String
+    public var created: String
+
+    enum CodingKeys: String, CodingKey {
+        case format, version, key, created
+        case keyID = "key_id"
+    }
+
+    public init(version: Int, key: PublicKey, created: Date) {
+        self.format = 1
+        self.version = version
+        self.key = key.base64
+        self.keyID = key.keyID.description
+        self.created = Timestamp.format(created)
+    }
+
+    public func publicKey() throws -> PublicKey { try PublicKey(base64Line: Substring(key)) }
+}
+
+/// File names inside a published tree.
+public enum TreeLayout {
+    public static let pointer = "catalog.json"
+    public static func catalogPath(version: Int) -> String { "catalogs/\(version).json" }
+    public static func rootKeyPath(version: Int) -> String { "keys/root-\(version).json" }
+    public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
+    public static let signatureSuffix = ".minisig"
+}
+
+/// Relative paths that stay inside a tree: no empty, `.` or `..` segments, no absolute paths,
+/// backslashes, control bytes or dotfiles.
+public enum TreePath {
+    public static func isSafe(_ path: String) -> Bool {
+        guard !path.isEmpty, path.utf8.count <= 1024, !path.hasPrefix("/") else { return false }
+        for b in path.utf8 where b < 0x20 || b == 0x7f || b == UInt8(ascii: "\\") { return false }
+        for seg in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if seg.isEmpty || seg.hasPrefix(".") { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small durable file operations every layer needs: atomic replace, directory creation, fsync.
+public enum FileIO {
+    /// Writes `data` to a temporary sibling, fsyncs it, and renames it over `path`,
+    /// so readers see the old file or the new one, never a half-written one.
+    public static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
+        let dir = (path as NSString).deletingLastPathComponent
+        let tmp = "\(dir.isEmpty ? "." : dir)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = SystemCall.retrying { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw FormatError.io(operation: "create", path: tmp, errno: errno) }
+        var ok = false
+        defer {
+            if !ok { unlink(tmp) }
+        }
+        do {
+            defer { close(fd) }
+            try data.withUnsafeBytes { try writeAll(fd, $0, path: tmp) }
+            guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: tmp, errno: errno) }
+        }
+        guard rename(tmp, path) == 0 else { throw FormatError.io(operation: "rename", path: path, errno: errno) }
+        ok = true
+        syncDirectory(dir.isEmpty ? "." : dir)
+    }
+
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = SystemCall.retrying { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+            guard n > 0 else { throw FormatError.io(operation: "write", path: path, errno: errno) }
+            offset += n
+        }
+    }
+
+    public static func createDirectory(_ path: String, mode: mode_t = 0o755) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: Int(mode)])
+        } catch {
+            throw FormatError.io(operation: "create directory", path: path, errno: (error as NSError).code == 0 ? EIO : Int32(EACCES))
+        }
+    }
+
+    /// fsyncs a directory so that a rename inside it survives a crash.
+    public static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// Removes a file or folder tree; missing is fine.
+    public static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    public static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+
+    public static func fileSize(_ path: String) -> Int64? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : nil
+    }
+}

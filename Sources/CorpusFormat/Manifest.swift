@@ -1,0 +1,106 @@
+import Foundation
+
+/// Which embedder produced a corpus's vectors, and how they are stored.
+public struct EmbedderInfo: Codable, Hashable, Sendable {
+    /// A stable name such as `hash-uni-bi-384-v1`; a query embedder must report the same.
+    public var id: String
+    public var dimension: Int
+    /// `int8` (per-row scale) or `f32`.
+    public var encoding: String
+    /// SHA-256 of the model artifact for embedders that have one; nil for model-free embedders.
+    public var digest: String?
+
+    public init(id: String, dimension: Int, encoding: String, digest: String? = nil) {
+        self.id = id
+        self.dimension = dimension
+        self.encoding = encoding
+        self.digest = digest
+    }
+}
+
+/// SHA-256 and size of one bundle member, as the signed manifest records them.
+public struct MemberInfo: Codable, Hashable, Sendable {
+    public var sha256: String
+    public var size: Int64
+
+    public init(sha256: String, size: Int64) {
+        self.sha256 = sha256
+        self.size = size
+    }
+}
+
+/// The signed description of one corpus version (`corpus.json` in a bundle).
+public struct Manifest: Codable, Hashable, Sendable {
+    public static let currentFormat = 1
+
+    public var format: Int
+    public var id: String
+    public var version: CorpusVersion
+    public var title: String
+    public var description: String
+    public var language: String
+    public var license: String
+    public var embedder: EmbedderInfo
+    public var documents: Int
+    public var passages: Int
+    /// The logical content digest (`ContentDigest`): equal for equal passages, whatever the bytes of the pack.
+    public var contentDigest: String
+    /// Every member other than the manifest and its signature.
+    public var members: [String: MemberInfo]
+
+    enum CodingKeys: String, CodingKey {
+        case format, id, version, title, description, language, license, embedder, documents, passages, members
+        case contentDigest = "content_digest"
+    }
+
+    public init(id: String, version: CorpusVersion, title: String, description: String = "", language: String = "en",
+                license: String = "", embedder: EmbedderInfo, documents: Int, passages: Int, contentDigest: String,
+                members: [String: MemberInfo] = [:]) {
+        self.format = Manifest.currentFormat
+        self.id = id
+        self.version = version
+        self.title = title
+        self.description = description
+        self.language = language
+        self.license = license
+        self.embedder = embedder
+        self.documents = documents
+        self.passages = passages
+        self.contentDigest = contentDigest
+        self.members = members
+    }
+
+    public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
+
+    /// Decodes and checks the fields that later code relies on for safety.
+    public static func decode(_ data: Data) throws -> Manifest {
+        let m = try CanonicalJSON.decode(Manifest.self, from: data, what: "corpus manifest")
+        guard m.format == currentFormat else {
+            throw FormatError.unsupported(what: "corpus manifest", reason: "format \(m.format); this build reads format \(currentFormat)")
+        }
+        try Identifier.validate(m.id, what: "corpus id")
+        guard m.embedder.dimension > 0, m.embedder.dimension <= 4096, ["int8", "f32"].contains(m.embedder.encoding) else {
+            throw FormatError.malformed(what: "corpus manifest", reason: "embedder dimension or encoding out of range")
+        }
+        for (name, info) in m.members {
+            guard BundleLayout.payloadMembers.contains(name) else { throw FormatError.memberNotAllowed(name) }
+            guard info.size >= 0, Hex.decode(info.sha256)?.count == 32 else {
+                throw FormatError.malformed(what: "corpus manifest", reason: "bad size or hash for \(name)")
+            }
+        }
+        return m
+    }
+
+    /// The trusted comment signed with the manifest, so `minisign -V` shows what was verified.
+    public var trustedComment: String { "corpus:\(id) version:\(version) content:\(contentDigest.prefix(16))" }
+}
+
+/// Member names of a bundle, in the order the writer stores them.
+public enum BundleLayout {
+    public static let manifest = "corpus.json"
+    public static let signature = "corpus.json.minisig"
+    public static let pack = "pack.sqlite"
+    public static let vectors = "vectors.bin"
+    public static let payloadMembers: [String] = [pack, vectors]
+    public static let allMembers: [String] = [manifest, signature, pack, vectors]
+}

@@ -1,0 +1,4 @@
+import CorpusCLI
+import Foundation
+
+exit(await CorpusCommand.main(CommandLine.arguments))

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, tests, demo and benchmarks need, only when missing.
+# Python tools (PyJWT, NumPy) are Debian's python3-* packages, used through /usr/bin/python3,
+# not the pyenv python3 that may come first on PATH.
+set -euo pipefail
+
+packages=(
+  pkg-config libsqlite3-dev libzip-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libxml2-dev
+  minisign nginx wrk curl zip unzip sqlite3 openssl
+  python3 python3-jwt python3-cryptography python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  # policy-rc.d keeps the nginx package from starting a system-wide server we do not use.
+  printf '#!/bin/sh\nexit 101\n' > /tmp/corpus-policy-rc.d
+  chmod +x /tmp/corpus-policy-rc.d
+  if [ ! -e /usr/sbin/policy-rc.d ]; then $SUDO cp /tmp/corpus-policy-rc.d /usr/sbin/policy-rc.d; trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
+command -v swift >/dev/null || { echo "bootstrap: swift not found (expected at /opt/swift/usr/bin)" >&2; exit 1; }
+echo "bootstrap: ok ($(swift --version 2>/dev/null | head -1))"
