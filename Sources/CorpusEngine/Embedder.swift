@@ -1,0 +1,9 @@
+/// Turns text into fixed-size, L2-normalized vectors. The publisher embeds passages with it
+/// when building, and the engine embeds queries with the same one when searching.
+public protocol Embedder: Sendable {
+    /// Stable name recorded in manifests; a query embedder must match the corpus's.
+    var id: String { get }
+    var dimension: Int { get }
+    /// Embeds a batch; every result has `dimension` values and unit length (or is all zero for empty text).
+    func embed(_ texts: [String]) throws -> [[Float]]
+}
