@@ -102,11 +102,3 @@ final class BundleFixture {
         }
     }
 }
-
-extension FormatError {
-    /// True for `.archiveInconsistent` with any reason (the reason text is libzip's).
-    var isArchiveInconsistent: Bool {
-        if case .archiveInconsistent = self { return true }
-        return false
-    }
-}
