@@ -86,10 +86,8 @@ public final class BundleReader {
     @discardableResult
     public func verifyAll(trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Manifest {
         let (manifest, _, _) = try manifest(trustedKeys: trustedKeys)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 64)
-        defer { buffer.deallocate() }
         for name in BundleLayout.payloadMembers {
-            try stream(name, declared: manifest.members[name]!, buffer: buffer, progress: progress) { _ in }
+            try stream(name, declared: manifest.members[name]!, progress: progress) { _ in }
         }
         return manifest
     }
@@ -118,11 +116,9 @@ public final class BundleReader {
         try writeFile("\(staging)/\(BundleLayout.signature)") { fd, p in
             try Data(signature.fileText.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
         }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 64)
-        defer { buffer.deallocate() }
         for name in BundleLayout.payloadMembers {
             try writeFile("\(staging)/\(name)") { fd, p in
-                try stream(name, declared: manifest.members[name]!, buffer: buffer, progress: progress) { chunk in
+                try stream(name, declared: manifest.members[name]!, progress: progress) { chunk in
                     try FileIO.writeAll(fd, chunk, path: p)
                 }
             }
@@ -138,7 +134,7 @@ public final class BundleReader {
 
     /// Streams one member through SHA-256 into `sink`, never passing on more than the signed
     /// size, then reads to the member's end so libzip checks its CRC and stored size.
-    private func stream(_ name: String, declared: MemberInfo, buffer: UnsafeMutableRawBufferPointer,
+    private func stream(_ name: String, declared: MemberInfo,
                         progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let index = positions[name]!
         let info = try archive.info(at: index)
@@ -147,20 +143,18 @@ public final class BundleReader {
         let reader = try archive.openEntry(at: index, name: name)
         let digest = Digest(.sha256)
         var total: Int64 = 0
-        while true {
-            // Ask for at most one byte past the signed size: enough to notice more is coming.
-            let want = Int(min(Int64(buffer.count), declared.size + 1 - total))
-            let n = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
-            if n == 0 { break }
-            let allowed = Int(min(Int64(n), declared.size - total))
+        // Read at most one byte past the signed size: enough to notice that more is coming.
+        let pipeline = ZipEntryPipeline(reader: reader, chunkSize: Self.chunkSize, limit: declared.size + 1)
+        try pipeline.forEachChunk { chunk in
+            let allowed = Int(min(Int64(chunk.count), declared.size - total))
             if allowed > 0 {
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<allowed])
-                digest.update(chunk)
-                try sink(chunk)
+                let accepted = UnsafeRawBufferPointer(rebasing: chunk[0..<allowed])
+                digest.update(accepted)
+                try sink(accepted)
                 total += Int64(allowed)
                 progress?(BundleProgress(member: name, bytesDone: total, bytesTotal: declared.size))
             }
-            if allowed < n { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
+            if allowed < chunk.count { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
         }
         guard total == declared.size else { throw FormatError.sizeMismatch(member: name, expected: declared.size, actual: total) }
         let actual = Hex.encode(digest.finalize())
