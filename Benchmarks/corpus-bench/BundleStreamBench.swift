@@ -41,7 +41,7 @@ enum BundleStreamBench {
             print(String(format: "extract_mb_s=%.1f", size / extractSeconds / 1e6))
         }
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         // Linux reports ru_maxrss in KiB.
         print(String(format: "peak_rss_mib=%.1f", Double(usage.ru_maxrss) / 1024))
     }
