@@ -1,0 +1,72 @@
+import CorpusTestSupport
+import Foundation
+import Testing
+@testable import CorpusEngine
+
+@Suite struct MiniLMEmbedderTests {
+    /// The same vectors as sentence-transformers, to cosine ≥ 0.9999, for every golden row,
+    /// all embedded in one batch (so rows of different lengths share a forward pass).
+    @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
+    func goldenVectors() throws {
+        let golden = try MiniLMFixtures.golden()
+        let embedder = try #require(MiniLMFixtures.embedder)
+        #expect(embedder.id == "all-MiniLM-L6-v2")
+        let vectors = try embedder.embed(golden.rows.map(\.text))
+        #expect(vectors.count == golden.rows.count)
+        for (i, row) in golden.rows.enumerated() {
+            #expect(vectors[i].count == embedder.dimension)
+            let cosine = MiniLMFixtures.cosine(vectors[i], row.vector)
+            #expect(cosine >= 0.9999, "row \(i): \(row.text.debugDescription) cosine \(cosine)")
+            let norm = vectors[i].reduce(0) { $0 + $1 * $1 }.squareRoot()
+            #expect(abs(norm - 1) < 1e-4)
+        }
+    }
+
+    /// A text's vector does not depend on what else is in its batch or how batches are cut.
+    @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
+    func batchingDoesNotChangeVectors() throws {
+        var embedder = try #require(MiniLMFixtures.embedder)
+        let texts = ["A man is eating food.", "Readers do not block writers.", "", "数据库 全文 搜索"]
+        let together = try embedder.embed(texts)
+        embedder.batchTokenBudget = 1
+        let apart = try embedder.embed(texts)
+        for i in texts.indices {
+            for j in 0..<embedder.dimension { #expect(abs(together[i][j] - apart[i][j]) < 1e-5) }
+        }
+    }
+
+    /// Similar sentences land closer than unrelated ones: the vectors carry meaning, not words.
+    @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
+    func paraphrasesAreCloserThanUnrelatedText() throws {
+        let embedder = try #require(MiniLMFixtures.embedder)
+        let v = try embedder.embed(["A man is eating food.", "Someone has a meal.", "The stock market fell sharply."])
+        #expect(MiniLMFixtures.cosine(v[0], v[1]) > MiniLMFixtures.cosine(v[0], v[2]) + 0.2)
+    }
+
+    @Test func missingWeightsSayToRunFetchModel() throws {
+        let dir = TempDirectory("minilm-missing")
+        _ = try dir.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n")
+        let before = DirectorySnapshot(dir.path)
+        let error = #expect(throws: MiniLMError.self) {
+            try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: dir.path))
+        }
+        #expect(error == .modelMissing(directory: dir.path, file: "model.safetensors"))
+        #expect("\(error!)".contains("run scripts/fetch-model.sh"))
+        #expect(DirectorySnapshot(dir.path) == before)
+    }
+
+    @Test func invalidTokenSequencesAreRefused() throws {
+        guard let embedder = MiniLMFixtures.embedder else { return }
+        for bad: [Int32] in [[], [101, 30522, 102], [Int32](repeating: 101, count: 257)] {
+            #expect(throws: MiniLMError.self) { try embedder.embed(tokenized: [bad]) }
+        }
+    }
+
+    @Test func flopCountMatchesTheArchitecture() {
+        // Per token and layer: QKV 2·384·1152, output 2·384·384, feed-forward 2·2·384·1536;
+        // attention 2·2·n·384 per token for a sequence of n.
+        let perTokenLayer = 2.0 * 384 * (1152 + 384 + 2 * 1536)
+        #expect(MiniLMEmbedder.encoderFLOPs(tokenCounts: [1]) == 6 * (perTokenLayer + 4 * 384))
+        #expect(MiniLMEmbedder.encoderFLOPs(tokenCounts: [10, 10]) == 2 * 6 * 10 * (perTokenLayer + 4 * 10 * 384))
+    }
+}
