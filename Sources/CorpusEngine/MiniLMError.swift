@@ -5,6 +5,8 @@ public enum MiniLMError: Error, Equatable, Sendable {
     /// A model file is absent: the weights are fetched by `scripts/fetch-model.sh`, not shipped.
     case modelMissing(directory: String, file: String)
     case invalidVocabulary(reason: String)
+    /// Token ids given to `embed(tokenized:)` that the model cannot take.
+    case invalidTokens(reason: String)
     case missingTensor(name: String)
     case tensorShape(name: String, expected: [Int], actual: [Int])
 }
@@ -16,6 +18,8 @@ extension MiniLMError: CustomStringConvertible, LocalizedError {
             return "all-MiniLM-L6-v2 model file \(file) not found in \(directory); run scripts/fetch-model.sh to fetch the model"
         case let .invalidVocabulary(reason):
             return "the MiniLM vocabulary is invalid: \(reason)"
+        case let .invalidTokens(reason):
+            return "token ids for MiniLM are invalid: \(reason)"
         case let .missingTensor(name):
             return "the MiniLM weights have no tensor \(name)"
         case let .tensorShape(name, expected, actual):

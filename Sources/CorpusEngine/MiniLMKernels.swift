@@ -8,6 +8,14 @@ internal import COpenBLAS
 /// as much as the matrix multiplies. The loops are plain scalar code on purpose: the optimizer
 /// vectorizes them in release builds, and unlike `SIMD8` they stay fast in debug builds.
 enum MiniLMKernels {
+    /// Puts OpenBLAS in single-threaded mode, once per process. The embedder runs its own
+    /// workers, one per core, each on its own sequences: OpenBLAS's threads would split every
+    /// multiply instead, which costs a synchronization per call (hundreds per batch, most of a
+    /// 12-token query's time), and they busy-wait between calls, taking the core another
+    /// worker (or, on a shared machine, another process) needs.
+    /// The corresponding C function is `openblas_set_num_threads`.
+    static let singleThreadedBLAS: Void = { openblas_set_num_threads(1) }()
+
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
     /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`.
     static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int, inStride: Int? = nil,
@@ -87,7 +95,8 @@ enum MiniLMKernels {
         let clamped = Swift.min(Swift.max(x, -87.3), 88.3)
         // Adding 1.5·2²³ rounds to the nearest integer (ties to even) without a rounding call.
         let magic: Float = 12582912
-        let n = (clamped * 1.44269504088896341 + magic) - magic
+        let shifted = clamped * 1.44269504088896341 + magic
+        let n = shifted - magic
         var r = clamped - n * 0.693359375
         r = r + n * 2.12194440e-4
         var p: Float = 1.9875691500e-4
@@ -97,7 +106,9 @@ enum MiniLMKernels {
         p = p * r + 1.6666665459e-1
         p = p * r + 5.0000001201e-1
         let y = p * r * r + r + 1
-        return y * Float(bitPattern: UInt32(truncatingIfNeeded: (Int32(n) &+ 127) &<< 23))
+        // The integer n sits in the low mantissa bits of `shifted` (0x4B400000 + n), so 2^n is
+        // built with integer arithmetic only, no float-to-int conversion (which checks range).
+        return y * Float(bitPattern: (shifted.bitPattern &- 0x4B40_0000 &+ 127) &<< 23)
     }
 
     /// erf(x), Abramowitz & Stegun 7.1.26: `1 - (a₁t + … + a₅t⁵)·e^{-x²}`, t = 1/(1 + p|x|),

@@ -30,8 +30,14 @@ import Testing
         let together = try embedder.embed(texts)
         embedder.batchTokenBudget = 1
         let apart = try embedder.embed(texts)
+        embedder.workers = 1
+        embedder.batchTokenBudget = 4096
+        let serial = try embedder.embed(texts)
         for i in texts.indices {
-            for j in 0..<embedder.dimension { #expect(abs(together[i][j] - apart[i][j]) < 1e-5) }
+            for j in 0..<embedder.dimension {
+                #expect(abs(together[i][j] - apart[i][j]) < 1e-5)
+                #expect(abs(together[i][j] - serial[i][j]) < 1e-5)
+            }
         }
     }
 
@@ -58,8 +64,25 @@ import Testing
     @Test func invalidTokenSequencesAreRefused() throws {
         guard let embedder = MiniLMFixtures.embedder else { return }
         for bad: [Int32] in [[], [101, 30522, 102], [Int32](repeating: 101, count: 257)] {
-            #expect(throws: MiniLMError.self) { try embedder.embed(tokenized: [bad]) }
+            #expect(throws: MiniLMError.invalidTokens(reason: "a token sequence is empty, longer than 256, or has an id outside the vocabulary")) {
+                try embedder.embed(tokenized: [[101, 102], bad])
+            }
         }
+    }
+
+    static let chunkCases: [([Int], Int, Int, [Range<Int>])] = [
+        ([12], 2048, 2, [0..<1]),
+        ([128, 128, 128, 128], 2048, 2, [0..<2, 2..<4]),
+        ([128, 128, 128, 128], 2048, 1, [0..<4]),
+        ([128, 128, 128, 128], 200, 1, [0..<1, 1..<2, 2..<3, 3..<4]),
+        ([256, 10, 10, 256], 100, 2, [0..<1, 1..<3, 3..<4]),
+        ([5, 5, 5], 2048, 2, [0..<2, 2..<3]),
+        ([], 2048, 2, []),
+    ]
+
+    @Test(arguments: chunkCases)
+    func batchesAreCutForEveryWorker(_ lengths: [Int], _ budget: Int, _ workers: Int, _ expected: [Range<Int>]) {
+        #expect(MiniLMEmbedder.chunks(lengths: lengths, budget: budget, workers: workers) == expected)
     }
 
     @Test func flopCountMatchesTheArchitecture() {
