@@ -9,7 +9,7 @@ import Testing
     @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
     func goldenVectors() throws {
         let golden = try MiniLMFixtures.golden()
-        let embedder = try #require(MiniLMFixtures.embedder)
+        let embedder = try MiniLMFixtures.embedder()
         #expect(embedder.id == "all-MiniLM-L6-v2")
         let vectors = try embedder.embed(golden.rows.map(\.text))
         #expect(vectors.count == golden.rows.count)
@@ -25,7 +25,7 @@ import Testing
     /// A text's vector does not depend on what else is in its batch or how batches are cut.
     @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
     func batchingDoesNotChangeVectors() throws {
-        var embedder = try #require(MiniLMFixtures.embedder)
+        var embedder = try MiniLMFixtures.embedder()
         let texts = ["A man is eating food.", "Readers do not block writers.", "", "数据库 全文 搜索"]
         let together = try embedder.embed(texts)
         embedder.batchTokenBudget = 1
@@ -44,7 +44,7 @@ import Testing
     /// Similar sentences land closer than unrelated ones: the vectors carry meaning, not words.
     @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
     func paraphrasesAreCloserThanUnrelatedText() throws {
-        let embedder = try #require(MiniLMFixtures.embedder)
+        let embedder = try MiniLMFixtures.embedder()
         let v = try embedder.embed(["A man is eating food.", "Someone has a meal.", "The stock market fell sharply."])
         #expect(MiniLMFixtures.cosine(v[0], v[1]) > MiniLMFixtures.cosine(v[0], v[2]) + 0.2)
     }
@@ -61,8 +61,9 @@ import Testing
         #expect(DirectorySnapshot(dir.path) == before)
     }
 
-    @Test func invalidTokenSequencesAreRefused() throws {
-        guard let embedder = MiniLMFixtures.embedder else { return }
+    @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
+    func invalidTokenSequencesAreRefused() throws {
+        let embedder = try MiniLMFixtures.embedder()
         for bad: [Int32] in [[], [101, 30522, 102], [Int32](repeating: 101, count: 257)] {
             #expect(throws: MiniLMError.invalidTokens(reason: "a token sequence is empty, longer than 256, or has an id outside the vocabulary")) {
                 try embedder.embed(tokenized: [[101, 102], bad])

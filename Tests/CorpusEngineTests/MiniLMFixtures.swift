@@ -36,8 +36,9 @@ enum MiniLMFixtures {
         return try JSONDecoder().decode(Golden.self, from: data)
     }
 
-    /// Loaded once for the whole test run; nil when the model is absent.
-    static let embedder: MiniLMEmbedder? = try? MiniLMEmbedder(modelDirectory: modelDirectory)
+    /// Loaded once for the whole test run; a load failure is reported by the tests that use it.
+    static let loaded = Result { try MiniLMEmbedder(modelDirectory: modelDirectory) }
+    static func embedder() throws -> MiniLMEmbedder { try loaded.get() }
 
     static func cosine(_ a: [Float], _ b: [Float]) -> Float {
         var dot: Float = 0, na: Float = 0, nb: Float = 0
