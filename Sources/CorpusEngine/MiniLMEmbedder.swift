@@ -7,6 +7,7 @@ import Foundation
 /// `scripts/fetch-model.sh` puts in `models/all-MiniLM-L6-v2/`. Matrix multiplies go to
 /// OpenBLAS. A batch is cut into chunks of at most `batchTokenBudget` tokens (and at least as
 /// many chunks as cores, when it has that many texts), encoded concurrently, one chunk per core.
+/// Loading it puts OpenBLAS in single-threaded mode for the process (see `MiniLMKernels`).
 public struct MiniLMEmbedder: Embedder {
     public static let identifier = "all-MiniLM-L6-v2"
     /// sentence-transformers' `max_seq_length` for this model, `[CLS]` and `[SEP]` included.

@@ -18,13 +18,13 @@ enum MiniLMKernels {
 
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
     /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`.
-    static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int, inStride: Int? = nil,
+    static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int,
                        weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
                        into y: UnsafeMutablePointer<Float>) {
         for r in 0..<rows { (y + r * outFeatures).update(from: bias, count: outFeatures) }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
                     Int32(rows), Int32(outFeatures), Int32(inFeatures),
-                    1, x, Int32(inStride ?? inFeatures), weight, Int32(inFeatures),
+                    1, x, Int32(inFeatures), weight, Int32(inFeatures),
                     1, y, Int32(outFeatures))
     }
 
@@ -38,11 +38,14 @@ enum MiniLMKernels {
                     Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
     }
 
-    /// In-place LayerNorm of each `width`-wide row of `x + residual` (residual optional),
-    /// written to `out`: `(v - mean) / sqrt(var + eps) · gamma + beta`, biased variance as PyTorch.
+    /// LayerNorm of each `width`-wide row of `x + residual` (residual optional), written to
+    /// `out`, which may be `x` or `residual`: `(v - mean) / sqrt(var + eps) · gamma + beta`,
+    /// with the biased variance, as PyTorch computes it.
     static func addLayerNorm(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, rows: Int, width: Int,
                              gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
                              into out: UnsafeMutablePointer<Float>) {
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        defer { scratch.deallocate() }
         for r in 0..<rows {
             let xr = x + r * width
             let o = out + r * width
@@ -52,15 +55,9 @@ enum MiniLMKernels {
             } else if o != UnsafeMutablePointer(mutating: xr) {
                 o.update(from: xr, count: width)
             }
-            var sum: Float = 0
-            for j in 0..<width { sum += o[j] }
-            let mean = sum / Float(width)
-            var squares: Float = 0
-            for j in 0..<width {
-                let d = o[j] - mean
-                squares += d * d
-            }
-            let inv = 1 / (squares / Float(width) + eps).squareRoot()
+            let mean = sum(o, count: width) / Float(width)
+            for j in 0..<width { scratch[j] = (o[j] - mean) * (o[j] - mean) }
+            let inv = 1 / (sum(scratch, count: width) / Float(width) + eps).squareRoot()
             for j in 0..<width { o[j] = (o[j] - mean) * inv * gamma[j] + beta[j] }
         }
     }
@@ -77,14 +74,42 @@ enum MiniLMKernels {
     static func softmaxRows(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int, stride: Int) {
         for r in 0..<rows {
             let row = x + r * stride
-            var maxValue = -Float.infinity
-            for j in 0..<width { maxValue = max(maxValue, row[j]) }
+            let maxValue = maximum(row, count: width)
             for j in 0..<width { row[j] = exp(row[j] - maxValue) }
-            var sum: Float = 0
-            for j in 0..<width { sum += row[j] }
-            let inv = 1 / sum
+            let inv = 1 / sum(row, count: width)
             for j in 0..<width { row[j] *= inv }
         }
+    }
+
+    /// Sum of `count` floats with eight running partial sums: one accumulator would make every
+    /// addition wait for the previous one (and float addition may not be reordered for us).
+    @inline(__always)
+    static func sum(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        var partial = (Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0))
+        var j = 0
+        while j + 8 <= count {
+            partial.0 += x[j]; partial.1 += x[j + 1]; partial.2 += x[j + 2]; partial.3 += x[j + 3]
+            partial.4 += x[j + 4]; partial.5 += x[j + 5]; partial.6 += x[j + 6]; partial.7 += x[j + 7]
+            j += 8
+        }
+        var total = ((partial.0 + partial.1) + (partial.2 + partial.3)) + ((partial.4 + partial.5) + (partial.6 + partial.7))
+        while j < count { total += x[j]; j += 1 }
+        return total
+    }
+
+    /// Largest of `count` floats (count ≥ 1), with eight running maxima, as `sum`.
+    @inline(__always)
+    static func maximum(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        var m = (x[0], x[0], x[0], x[0], x[0], x[0], x[0], x[0])
+        var j = 0
+        while j + 8 <= count {
+            m.0 = max(m.0, x[j]); m.1 = max(m.1, x[j + 1]); m.2 = max(m.2, x[j + 2]); m.3 = max(m.3, x[j + 3])
+            m.4 = max(m.4, x[j + 4]); m.5 = max(m.5, x[j + 5]); m.6 = max(m.6, x[j + 6]); m.7 = max(m.7, x[j + 7])
+            j += 8
+        }
+        var result = max(max(max(m.0, m.1), max(m.2, m.3)), max(max(m.4, m.5), max(m.6, m.7)))
+        while j < count { result = max(result, x[j]); j += 1 }
+        return result
     }
 
     /// e^x, Cephes `expf` (as in sse_mathfun): range reduction by ln 2, degree-6 polynomial,
