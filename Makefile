@@ -14,6 +14,7 @@ release: bootstrap
 	swift build -c release
 
 test: bootstrap
+	scripts/fetch-model.sh
 	swift build --build-tests
 	swift test --skip-build
 	@if [ -d ../shared ] && [ -x ../shared/contract-check ] && [ -d catalog ]; then ../shared/contract-check; fi

@@ -25,9 +25,10 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
+        systemLibrary("COpenBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
 
         .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip"]),
-        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite"]),
+        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl"]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CSQLite", "CXML2", "CZip"]),
         .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CorpusSync", "CMicroHTTPD"]),

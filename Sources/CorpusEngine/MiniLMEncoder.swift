@@ -1,0 +1,124 @@
+import Foundation
+
+/// The BERT encoder forward pass with mean pooling, for a batch of token-id sequences.
+///
+/// The sequences of a batch are packed end to end (no padding rows): every projection and
+/// feed-forward layer acts on each token on its own, so one matrix multiply covers all the
+/// batch's tokens; only attention looks across tokens, and it runs per sequence over that
+/// sequence's own tokens. This is exactly what the padded-and-masked computation gives for
+/// the real tokens (masked keys get zero weight there), without computing the padding.
+struct MiniLMEncoder: Sendable {
+    let weights: MiniLMWeights
+
+    /// Scratch buffers for one batch, allocated per call so that concurrent calls share nothing.
+    private struct Scratch {
+        let hidden, qkv, context, projected, intermediate, scores: UnsafeMutableBufferPointer<Float>
+
+        init(tokens: Int, longest: Int, c: MiniLMConfiguration) {
+            hidden = .allocate(capacity: tokens * c.hidden)
+            qkv = .allocate(capacity: tokens * 3 * c.hidden)
+            context = .allocate(capacity: tokens * c.hidden)
+            projected = .allocate(capacity: tokens * c.hidden)
+            intermediate = .allocate(capacity: tokens * c.intermediate)
+            scores = .allocate(capacity: longest * longest)
+        }
+
+        func deallocate() {
+            for b in [hidden, qkv, context, projected, intermediate, scores] { b.deallocate() }
+        }
+    }
+
+    /// One unit-length, mean-pooled vector per sequence. Sequences must be non-empty, at most
+    /// `maxPositions` long, with ids below the vocabulary size.
+    func encode(_ sequences: [[Int32]]) -> [[Float]] {
+        let c = weights.configuration
+        let h = c.hidden
+        let lengths = sequences.map(\.count)
+        let offsets = lengths.reduce(into: [0]) { $0.append($0.last! + $1) }
+        let total = offsets.last!
+        guard total > 0 else { return [] }
+        precondition(lengths.allSatisfy { 0 < $0 && $0 <= c.maxPositions })
+        let scratch = Scratch(tokens: total, longest: lengths.max()!, c: c)
+        defer { scratch.deallocate() }
+        let x = scratch.hidden.baseAddress!
+
+        // Embeddings: word + position + token type 0, then LayerNorm.
+        for (s, ids) in sequences.enumerated() {
+            for (position, id) in ids.enumerated() {
+                precondition(id >= 0 && Int(id) < c.vocabularySize)
+                let row = x + (offsets[s] + position) * h
+                let word = weights.wordEmbeddings + Int(id) * h
+                let pos = weights.positionEmbeddings + position * h
+                for j in 0..<h { row[j] = word[j] + pos[j] + weights.tokenTypeEmbeddings[j] }
+            }
+        }
+        MiniLMKernels.addLayerNorm(x, residual: nil, rows: total, width: h,
+                                   gamma: weights.embeddingNormGamma, beta: weights.embeddingNormBeta,
+                                   eps: c.layerNormEpsilon, into: x)
+
+        for layer in weights.layers {
+            self.layer(layer, scratch: scratch, offsets: offsets, c: c)
+        }
+
+        return sequences.indices.map { s in
+            MiniLMKernels.meanPoolNormalized(x + offsets[s] * h, rows: lengths[s], width: h)
+        }
+    }
+
+    private func layer(_ layer: MiniLMWeights.Layer, scratch: Scratch, offsets: [Int], c: MiniLMConfiguration) {
+        let h = c.hidden, dh = c.headWidth
+        let total = offsets.last!
+        let x = scratch.hidden.baseAddress!
+        let qkv = scratch.qkv.baseAddress!
+        let context = scratch.context.baseAddress!
+        let projected = scratch.projected.baseAddress!
+        let inter = scratch.intermediate.baseAddress!
+        let scores = scratch.scores.baseAddress!
+
+        MiniLMKernels.linear(x, rows: total, inFeatures: h, weight: layer.qkvWeight, bias: layer.qkvBias,
+                             outFeatures: 3 * h, into: qkv)
+
+        // Self-attention, per sequence and head: softmax(Q·Kᵀ/√d)·V, written to that head's columns.
+        let scale = 1 / Float(dh).squareRoot()
+        for s in 0..<(offsets.count - 1) {
+            let n = offsets[s + 1] - offsets[s]
+            let base = qkv + offsets[s] * 3 * h
+            for head in 0..<c.heads {
+                let q = base + head * dh, k = q + h, v = q + 2 * h
+                MiniLMKernels.gemm(m: n, n: n, k: dh, alpha: scale, a: q, lda: 3 * h, b: k, ldb: 3 * h,
+                                   transposeB: true, beta: 0, c: scores, ldc: n)
+                MiniLMKernels.softmaxRows(scores, rows: n, width: n, stride: n)
+                MiniLMKernels.gemm(m: n, n: dh, k: n, alpha: 1, a: scores, lda: n, b: v, ldb: 3 * h,
+                                   transposeB: false, beta: 0, c: context + offsets[s] * h + head * dh, ldc: h)
+            }
+        }
+
+        MiniLMKernels.linear(context, rows: total, inFeatures: h, weight: layer.attentionOutWeight,
+                             bias: layer.attentionOutBias, outFeatures: h, into: projected)
+        MiniLMKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
+                                   gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
+                                   eps: c.layerNormEpsilon, into: x)
+
+        MiniLMKernels.linear(x, rows: total, inFeatures: h, weight: layer.intermediateWeight,
+                             bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter)
+        MiniLMKernels.gelu(inter, count: total * c.intermediate)
+        MiniLMKernels.linear(inter, rows: total, inFeatures: c.intermediate, weight: layer.outputWeight,
+                             bias: layer.outputBias, outFeatures: h, into: projected)
+        MiniLMKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
+                                   gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
+                                   eps: c.layerNormEpsilon, into: x)
+    }
+
+    /// Floating-point operations (multiply and add counted apart) of the matrix multiplies
+    /// of one encoder pass over sequences of these lengths: what GFLOP/s figures divide.
+    static func flops(lengths: [Int], configuration c: MiniLMConfiguration = MiniLMConfiguration()) -> Double {
+        let h = Double(c.hidden), i = Double(c.intermediate)
+        var total = 0.0
+        for n in lengths.map(Double.init) {
+            let projections = 2 * n * h * (3 * h + h + 2 * i)
+            let attention = 2 * 2 * n * n * h
+            total += Double(c.layers) * (projections + attention)
+        }
+        return total
+    }
+}
