@@ -48,4 +48,9 @@ struct BuildCache: Codable {
         }
         return Hex.encode(d.finalize())
     }
+
+    /// A prebuilt bundle is reused while its bytes, the id and version it must carry, and the key are unchanged.
+    static func inputs(ofPrebuilt entry: CatalogSource.Entry, sha256: String, keyID: KeyID) -> String {
+        SHA256.hex(Array("prebuilt\0\(entry.id)\0\(entry.version)\0\(sha256)\0\(keyID)".utf8))
+    }
 }

@@ -65,7 +65,7 @@ public enum TreePublisher {
             if e.source != nil {
                 inputs = try BuildCache.inputs(of: e, sourceFolder: located, embedderID: embedder.id, keyID: key.keyID)
             } else {
-                inputs = "prebuilt:" + Hex.encode(try SHA256.hash(fileAt: located).digest) + ":" + key.keyID.description
+                inputs = BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
             }
             let result: BuildCache.Entry
             if let hit = cache.corpora[e.id], hit.inputs == inputs, bundleIntact(hit.bundle, tree: output) {
