@@ -31,20 +31,29 @@ public enum Ingest {
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
             throw PublisherError.sourceNotFound(path: root)
         }
+        let paths = try files(under: root)
+        // Files are independent: parse them on every core, then merge in path order so the
+        // result (and so the pack) does not depend on scheduling.
+        let outcomes = UnsafeMutableBufferPointer<Result<[SourceDocument], IngestFailure>?>.allocate(capacity: paths.count)
+        outcomes.initialize(repeating: nil)
+        defer { outcomes.deinitialize(); outcomes.deallocate() }
+        let slots = Slots(outcomes)
+        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
+            let rel = paths[i]
+            guard let kind = kind(of: rel) else { return }
+            slots.base[i] = Result { () throws(IngestFailure) in try ingest("\(root)/\(rel)", path: rel, kind: kind) }
+        }
         var documents: [SourceDocument] = []
         var skipped: [SkippedFile] = []
-        for rel in try files(under: root) {
-            let full = "\(root)/\(rel)"
-            guard let kind = kind(of: rel) else {
+        for (i, rel) in paths.enumerated() {
+            switch outcomes[i] {
+            case nil:
                 skipped.append(SkippedFile(path: rel, reason: "unsupported file type"))
-                continue
-            }
-            do {
-                let docs = try ingest(full, path: rel, kind: kind)
+            case let .success(docs)?:
                 let nonEmpty = docs.filter { !$0.isEmpty }
                 if nonEmpty.isEmpty { skipped.append(SkippedFile(path: rel, reason: "no text")) }
                 documents += nonEmpty
-            } catch {
+            case let .failure(error)?:
                 skipped.append(SkippedFile(path: rel, reason: error.reason))
             }
         }
@@ -69,6 +78,12 @@ public enum Ingest {
         case .epub:
             return []
         }
+    }
+
+    /// Result slots written by concurrent workers, each at its own index only.
+    final class Slots: @unchecked Sendable {
+        let base: UnsafeMutableBufferPointer<Result<[SourceDocument], IngestFailure>?>
+        init(_ base: UnsafeMutableBufferPointer<Result<[SourceDocument], IngestFailure>?>) { self.base = base }
     }
 
     /// Regular files below `root` (following file symlinks, not folder symlinks), skipping dotfiles

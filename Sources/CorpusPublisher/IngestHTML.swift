@@ -8,7 +8,7 @@ enum IngestHTML {
     static let dropped: Set<String> = ["script", "style", "nav", "header", "footer", "aside", "noscript", "template",
                                        "head", "iframe", "object", "svg", "math", "button", "select", "form"]
     static let blocks: Set<String> = ["p", "div", "li", "ul", "ol", "dl", "dt", "dd", "pre", "blockquote", "section",
-                                      "article", "main", "table", "tr", "td", "th", "thead", "tbody", "figure",
+                                      "article", "main", "table", "tr", "thead", "tbody", "figure",
                                       "figcaption", "address", "details", "summary", "hr", "br", "body", "caption"]
 
     struct Extracted {

@@ -29,8 +29,7 @@ enum IngestMarkdown {
             }
         }
 
-        let normalized = text.replacingOccurrences(of: "\r\n", with: "\n")
-        for line in normalized.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in Text.lines(text) {
             let trimmed = line.drop(while: { $0 == " " })
             if let open = fence {
                 if let close = fenceMarker(trimmed), close.marker == open.marker, close.count >= open.count,
@@ -48,11 +47,11 @@ enum IngestMarkdown {
                 fence = marker
                 continue
             }
-            if let (level, text) = atxHeading(trimmed) {
+            if trimmed.utf8.first == UInt8(ascii: "#"), let (level, text) = atxHeading(trimmed) {
                 heading(level, text)
                 continue
             }
-            if trimmed.allSatisfy(\.isWhitespace) {
+            if Text.isBlank(trimmed) {
                 flushBlock()
                 continue
             }
@@ -79,7 +78,7 @@ enum IngestMarkdown {
         for raw in lines {
             var line = raw.drop(while: { $0 == " " })
             while line.hasPrefix(">") { line = line.dropFirst().drop(while: { $0 == " " }) }
-            let text = Text.collapseWhitespace(stripInline(String(line)))
+            let text = Text.collapseWhitespace(hasInlineMarkup(line) ? stripInline(String(line)) : String(line))
             if text.isEmpty { continue }
             if isListItem(line) || out.isEmpty {
                 out.append(text)
@@ -112,19 +111,21 @@ enum IngestMarkdown {
     }
 
     static func setextLevel(_ s: Substring) -> Int? {
+        guard let first = s.utf8.first, first == UInt8(ascii: "=") || first == UInt8(ascii: "-") else { return nil }
         let t = s.trimming(" \t")
         guard let c = t.first, (c == "=" || c == "-"), t.allSatisfy({ $0 == c }) else { return nil }
         return c == "=" ? 1 : 2
     }
 
     static func isRule(_ s: Substring) -> Bool {
+        guard let first = s.utf8.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "*") || first == UInt8(ascii: "_") else { return false }
         let t = s.filter { $0 != " " && $0 != "\t" }
         guard let c = t.first, "-*_".contains(c), t.count >= 3 else { return false }
         return t.allSatisfy { $0 == c }
     }
 
     static func isLinkDefinition(_ s: Substring) -> Bool {
-        guard s.hasPrefix("["), let close = s.firstIndex(of: "]") else { return false }
+        guard s.utf8.first == UInt8(ascii: "["), s.hasPrefix("["), let close = s.firstIndex(of: "]") else { return false }
         return s[s.index(after: close)...].hasPrefix(":")
     }
 
@@ -135,6 +136,14 @@ enum IngestMarkdown {
         guard (1...9).contains(digits.count) else { return false }
         let rest = t.dropFirst(digits.count)
         return (rest.first == "." || rest.first == ")") && rest.dropFirst().first == " "
+    }
+
+    /// True when a line holds a byte inline markup starts with; most prose lines hold none.
+    static func hasInlineMarkup(_ s: Substring) -> Bool {
+        s.utf8.contains { b in
+            b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == UInt8(ascii: "[") || b == UInt8(ascii: "<")
+                || b == UInt8(ascii: "`") || b == UInt8(ascii: "\\") || b == UInt8(ascii: "!")
+        }
     }
 
     /// Removes inline markup: images and links keep their text, autolinks their URL; code-span

@@ -28,8 +28,8 @@ enum IngestText {
                 current.removeAll()
             }
         }
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            if line.allSatisfy(\.isWhitespace) { flush() } else { current.append(line) }
+        for line in Text.lines(text) {
+            if Text.isBlank(line) { flush() } else { current.append(line) }
         }
         flush()
         return out

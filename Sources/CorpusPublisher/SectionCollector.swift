@@ -24,7 +24,7 @@ struct SectionCollector {
 
     /// Adds a paragraph of already-plain text; blank ones are dropped.
     mutating func paragraph(_ text: String) {
-        if text.contains(where: { !$0.isWhitespace }) { paragraphs.append(text) }
+        if Text.hasContent(text) { paragraphs.append(text) }
     }
 
     private mutating func flush() {
