@@ -116,15 +116,42 @@ public enum CorpusBuilder {
 
     static func writeVectors(_ passages: [Passage], embedder: any Embedder, to path: String) throws {
         let writer = try VectorFileWriter(path: path, encoding: .int8, dimension: embedder.dimension, rows: passages.count)
+        // Batches are embedded on every core a group at a time, then appended in row order.
+        let group = embeddingBatch * max(1, ProcessInfo.processInfo.activeProcessorCount)
         var start = 0
         while start < passages.count {
-            let end = min(start + embeddingBatch, passages.count)
-            // What is embedded is what is searched: the section path and the text.
-            let texts = passages[start..<end].map { $0.section.isEmpty ? $0.text : "\($0.section)\n\($0.text)" }
-            for v in try embedder.embed(texts) { try writer.append(v) }
+            let end = min(start + group, passages.count)
+            let batches = stride(from: start, to: end, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, end) }
+            let results = BatchResults(count: batches.count)
+            DispatchQueue.concurrentPerform(iterations: batches.count) { b in
+                // What is embedded is what is searched: the section path and the text.
+                let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
+                results.set(b, Result { try embedder.embed(texts) })
+            }
+            for b in batches.indices {
+                for v in try results.get(b) { try writer.append(v) }
+            }
             start = end
         }
         try writer.finish()
+    }
+
+    /// Embedding results of one group of batches, each slot written by one worker.
+    final class BatchResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var slots: [Result<[[Float]], Error>?]
+
+        init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+        func set(_ i: Int, _ r: Result<[[Float]], Error>) {
+            lock.lock(); defer { lock.unlock() }
+            slots[i] = r
+        }
+
+        func get(_ i: Int) throws -> [[Float]] {
+            lock.lock(); defer { lock.unlock() }
+            return try slots[i]!.get()
+        }
     }
 
     static func makeWorkDirectory(in dir: String, for name: String) throws -> String {

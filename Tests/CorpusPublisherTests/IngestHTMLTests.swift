@@ -19,6 +19,7 @@ import Testing
         <aside>Related links</aside>
         <h3>Beans</h3>
         <ul><li>Arabica</li><li>Robusta</li></ul>
+        <table><tr><th>Bean</th><th>Caffeine</th></tr><tr><td>Arabica</td><td>1.5%</td></tr></table>
         <noscript>Enable JS</noscript>
         <footer>Copyright</footer>
         </body></html>
@@ -28,7 +29,7 @@ import Testing
         #expect(doc.sections.map(\.path) == ["", "Coffee", "Coffee > Beans"])
         #expect(doc.sections[0].paragraphs == ["Salt & pepper, crème brûlée <3"])
         #expect(doc.sections[1].paragraphs == ["Espresso first,", "then milk."])
-        #expect(doc.sections[2].paragraphs == ["Arabica", "Robusta"])
+        #expect(doc.sections[2].paragraphs == ["Arabica", "Robusta", "Bean Caffeine", "Arabica 1.5%"])
         let all = doc.sections.flatMap(\.paragraphs).joined(separator: " ")
         for chrome in ["script text", "color", "Site header", "menu", "Breadcrumbs", "Related", "Enable JS", "Copyright"] {
             #expect(!all.contains(chrome), "\(chrome) should have been dropped")
