@@ -1,1 +1,18 @@
-enum BenchMain {}
+import Foundation
+
+/// `corpus-bench <subcommand> [args]`: each benchmark registers one entry here and lives in its own file.
+let subcommands: [String: ([String]) throws -> Void] = [
+    "bundle-stream": BundleStreamBench.run,
+]
+
+let args = Array(CommandLine.arguments.dropFirst())
+guard let name = args.first, let run = subcommands[name] else {
+    FileHandle.standardError.write(Data("usage: corpus-bench <\(subcommands.keys.sorted().joined(separator: "|"))> [args]\n".utf8))
+    exit(2)
+}
+do {
+    try run(Array(args.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("corpus-bench \(name): \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,208 @@
+import Foundation
+internal import CZip
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How far a bundle verification or extraction has got, for progress bars.
+public struct BundleProgress: Sendable, Equatable {
+    /// The member being read.
+    public var member: String
+    /// Bytes of this member hashed (and, when extracting, written) so far.
+    public var bytesDone: Int64
+    /// The member's size as the signed manifest declares it.
+    public var bytesTotal: Int64
+}
+
+/// Reads and verifies a corpus bundle (docs/format.md "Corpus bundle").
+///
+/// Opening checks the member table: exactly the allowlisted names, each once, regular files,
+/// no unsafe names, a consistent archive (libzip `ZIP_CHECKCONS`) with nothing after its end.
+/// `manifest(trustedKeys:)` verifies the signed manifest; `extract` and `verifyAll` then stream
+/// every member through SHA-256, stopping one byte past its signed size, and read it to its end
+/// so libzip checks the CRC. Extraction moves nothing into place until every member verified.
+public final class BundleReader {
+    public let path: String
+    private let archive: ZipArchive
+    private let positions: [String: Int]
+
+    /// The manifest is small; anything larger is refused before it is parsed.
+    public static let maxManifestBytes: Int64 = 1 << 20
+    public static let maxSignatureBytes: Int64 = 16 << 10
+    private static let chunkSize = 1 << 20
+
+    /// Opens `path` and validates its member table.
+    public init(path: String) throws {
+        self.path = path
+        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
+        // The raw pre-check and libzip read the same open file, so it cannot be swapped in between.
+        var opened: ZipArchive?
+        do {
+            let directory = try ZipCentralDirectory.read(fd: fd, path: path)
+            let positions = try BundleMemberTable.validate(directory.entries)
+            let zip = try ZipArchive(fd: fd, path: path, flags: ZIP_RDONLY | ZIP_CHECKCONS)
+            opened = zip
+            guard zip.entryCount == directory.entries.count else {
+                throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
+            }
+            for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
+                throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
+            }
+            self.positions = positions
+            self.archive = zip
+        } catch {
+            // zip_fdopen takes the descriptor only on success; after that the archive closes it.
+            if opened == nil { close(fd) }
+            throw error
+        }
+    }
+
+    /// Reads `corpus.json` and its signature and verifies them with the trusted key whose key id
+    /// the signature names.
+    public func manifest(trustedKeys: [PublicKey]) throws -> (manifest: Manifest, bytes: Data, signature: Signature) {
+        let bytes = try readSmallMember(BundleLayout.manifest, limit: Self.maxManifestBytes)
+        let signatureBytes = try readSmallMember(BundleLayout.signature, limit: Self.maxSignatureBytes)
+        guard !signatureBytes.isEmpty else { throw FormatError.signatureMissing(file: BundleLayout.signature) }
+        guard let text = String(data: signatureBytes, encoding: .utf8), let signature = try? Signature(text: text) else {
+            throw FormatError.signatureInvalid(what: "\(BundleLayout.manifest) (its signature is not a minisign signature)")
+        }
+        guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }) else {
+            throw FormatError.untrustedKey(keyID: signature.keyID.description)
+        }
+        do {
+            try key.verify(signature, message: bytes)
+        } catch FormatError.signatureInvalid(let what) {
+            throw FormatError.signatureInvalid(what: what == "the trusted comment" ? "the trusted comment of \(BundleLayout.manifest)" : BundleLayout.manifest)
+        }
+        let manifest = try Manifest.decode(bytes)
+        for name in BundleLayout.payloadMembers where manifest.members[name] == nil {
+            throw FormatError.malformed(what: "corpus manifest", reason: "it does not list \(name)")
+        }
+        return (manifest, bytes, signature)
+    }
+
+    /// Checks every member against the signed manifest without writing anything (`corpus verify`).
+    @discardableResult
+    public func verifyAll(trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Manifest {
+        let (manifest, _, _) = try manifest(trustedKeys: trustedKeys)
+        for name in BundleLayout.payloadMembers {
+            try stream(name, declared: manifest.members[name]!, progress: progress) { _ in }
+        }
+        return manifest
+    }
+
+    /// Verifies the bundle and extracts it into `directory`, which must not exist yet.
+    ///
+    /// Members are written into a staging folder beside `directory` (same volume), each one
+    /// hashed as it is written, fsynced, and the folder is renamed to `directory` only when every
+    /// member verified. On any failure the staging folder is removed, so the parent folder is
+    /// left exactly as it was.
+    @discardableResult
+    public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Manifest {
+        var st = stat()
+        guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
+        let (manifest, manifestBytes, signature) = try manifest(trustedKeys: trustedKeys)
+
+        let parent = (directory as NSString).deletingLastPathComponent
+        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
+        var done = false
+        defer { if !done { FileIO.remove(staging) } }
+
+        try writeFile("\(staging)/\(BundleLayout.manifest)") { fd, p in
+            try manifestBytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
+        }
+        try writeFile("\(staging)/\(BundleLayout.signature)") { fd, p in
+            try Data(signature.fileText.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
+        }
+        for name in BundleLayout.payloadMembers {
+            try writeFile("\(staging)/\(name)") { fd, p in
+                try stream(name, declared: manifest.members[name]!, progress: progress) { chunk in
+                    try FileIO.writeAll(fd, chunk, path: p)
+                }
+            }
+        }
+        FileIO.syncDirectory(staging)
+        try Self.renameNoReplace(staging, directory)
+        done = true
+        FileIO.syncDirectory(parent.isEmpty ? "." : parent)
+        return manifest
+    }
+
+    // MARK: Streaming
+
+    /// Streams one member through SHA-256 into `sink`, never passing on more than the signed
+    /// size, then reads to the member's end so libzip checks its CRC and stored size.
+    private func stream(_ name: String, declared: MemberInfo,
+                        progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let index = positions[name]!
+        let info = try archive.info(at: index)
+        // The central directory already says how much will come out; refuse before reading.
+        if info.size > declared.size { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
+        let reader = try archive.openEntry(at: index, name: name)
+        let digest = Digest(.sha256)
+        var total: Int64 = 0
+        // Read at most one byte past the signed size: enough to notice that more is coming.
+        let pipeline = ZipEntryPipeline(reader: reader, chunkSize: Self.chunkSize, limit: declared.size + 1)
+        try pipeline.forEachChunk { chunk in
+            let allowed = Int(min(Int64(chunk.count), declared.size - total))
+            if allowed > 0 {
+                let accepted = UnsafeRawBufferPointer(rebasing: chunk[0..<allowed])
+                digest.update(accepted)
+                try sink(accepted)
+                total += Int64(allowed)
+                progress?(BundleProgress(member: name, bytesDone: total, bytesTotal: declared.size))
+            }
+            if allowed < chunk.count { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
+        }
+        guard total == declared.size else { throw FormatError.sizeMismatch(member: name, expected: declared.size, actual: total) }
+        let actual = Hex.encode(digest.finalize())
+        guard actual == declared.sha256.lowercased() else {
+            throw FormatError.hashMismatch(member: name, expected: declared.sha256, actual: actual)
+        }
+    }
+
+    /// Reads a small member whole, refusing it past `limit` bytes.
+    private func readSmallMember(_ name: String, limit: Int64) throws -> Data {
+        let index = positions[name]!
+        let info = try archive.info(at: index)
+        if info.size > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
+        let reader = try archive.openEntry(at: index, name: name)
+        var out = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let want = Int(min(Int64(buffer.count), limit + 1 - Int64(out.count)))
+            let n = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            if n == 0 { break }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            if Int64(out.count) > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
+        }
+        return out
+    }
+
+    // MARK: Files
+
+    /// Creates a new file, lets `body` fill it, fsyncs and closes it.
+    private func writeFile(_ path: String, _ body: (Int32, String) throws -> Void) throws {
+        let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
+        defer { close(fd) }
+        try body(fd, path)
+        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
+    }
+
+    /// Moves the verified staging folder into place with rename(2).
+    ///
+    /// rename(2) of a folder cannot replace a non-empty folder or a file; the one thing it could
+    /// replace is an empty folder created after our existence check, which loses nothing.
+    /// (renameat2 with RENAME_NOREPLACE is not visible to Swift through Glibc.)
+    static func renameNoReplace(_ from: String, _ to: String) throws {
+        var st = stat()
+        guard lstat(to, &st) != 0 else { throw FormatError.io(operation: "rename", path: to, errno: EEXIST) }
+        guard rename(from, to) == 0 else { throw FormatError.io(operation: "rename", path: to, errno: errno) }
+    }
+}
+
+@available(*, unavailable) extension BundleReader: Sendable {}

@@ -1,0 +1,66 @@
+import Foundation
+internal import CZip
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes signed corpus bundles (`.corpus.zip`, docs/format.md "Corpus bundle").
+///
+/// The output depends only on the inputs and the key: members in `BundleLayout.allMembers`
+/// order, fixed timestamps and modes, no varying extra fields, and a signature without a
+/// timestamp, so rebuilding the same corpus gives a byte-identical bundle.
+public enum BundleWriter {
+    /// Hashes the pack and vectors, records them in the manifest, signs it, and writes the
+    /// bundle atomically to `outPath` (a temporary sibling renamed into place).
+    /// - Returns: the manifest as signed, with `members` filled in.
+    @discardableResult
+    public static func write(manifest: Manifest, packPath: String, vectorsPath: String, key: SecretKey,
+                             to outPath: String) throws -> Manifest {
+        var manifest = manifest
+        let pack = try SHA256.hash(fileAt: packPath)
+        let vectors = try SHA256.hash(fileAt: vectorsPath)
+        manifest.members = [
+            BundleLayout.pack: MemberInfo(sha256: Hex.encode(pack.digest), size: pack.size),
+            BundleLayout.vectors: MemberInfo(sha256: Hex.encode(vectors.digest), size: vectors.size),
+        ]
+        let manifestBytes = try manifest.canonicalBytes()
+        // Decoding what we are about to sign catches a manifest the reader would refuse.
+        _ = try Manifest.decode(manifestBytes)
+        let signature = try key.sign(manifestBytes, trustedComment: manifest.trustedComment)
+
+        let dir = (outPath as NSString).deletingLastPathComponent
+        let tmp = "\(dir.isEmpty ? "." : dir)/.\((outPath as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var committed = false
+        defer { if !committed { unlink(tmp) } }
+        do {
+            let zip = try ZipArchive(path: tmp, flags: ZIP_CREATE | ZIP_EXCL)
+            for name in BundleLayout.allMembers {
+                switch name {
+                case BundleLayout.manifest:
+                    try zip.add(name: name, bytes: manifestBytes, compression: .deflated)
+                case BundleLayout.signature:
+                    try zip.add(name: name, bytes: Data(signature.fileText.utf8), compression: .stored)
+                case BundleLayout.pack:
+                    try zip.add(name: name, fileAt: packPath, length: pack.size, compression: .deflated)
+                case BundleLayout.vectors:
+                    try zip.add(name: name, fileAt: vectorsPath, length: vectors.size, compression: .stored)
+                default:
+                    preconditionFailure("BundleLayout.allMembers names \(name), which the writer does not know")
+                }
+            }
+            try zip.close()
+        }
+        try fsyncFile(tmp)
+        guard rename(tmp, outPath) == 0 else { throw FormatError.io(operation: "rename", path: outPath, errno: errno) }
+        committed = true
+        FileIO.syncDirectory(dir.isEmpty ? "." : dir)
+        return manifest
+    }
+
+    private static func fsyncFile(_ path: String) throws {
+        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
+    }
+}

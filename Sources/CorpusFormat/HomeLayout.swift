@@ -1,0 +1,71 @@
+import Foundation
+
+/// Paths inside the application-support home folder (docs/layout.md). Pure: creates nothing.
+/// Remote names and corpus ids are validated `Identifier`s before they get here, so no path
+/// built from them can leave the home folder.
+public struct HomeLayout: Sendable, Hashable {
+    public let root: String
+
+    public init(root: String) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    /// `--home`, else `CORPUS_HOME`, else `$XDG_DATA_HOME/corpus`, else `~/.local/share/corpus`
+    /// (`~/Library/Application Support/Corpus` on macOS).
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> HomeLayout {
+        if let explicit, !explicit.isEmpty { return HomeLayout(root: absolute(explicit)) }
+        if let env = environment["CORPUS_HOME"], !env.isEmpty { return HomeLayout(root: absolute(env)) }
+        #if os(macOS)
+        return HomeLayout(root: NSHomeDirectory() + "/Library/Application Support/Corpus")
+        #else
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return HomeLayout(root: xdg + "/corpus") }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return HomeLayout(root: home + "/.local/share/corpus")
+        #endif
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// The remote name used for corpora imported from local files.
+    public static let localRemote = "local"
+
+    public var config: String { "\(root)/config.json" }
+    public var tokenFile: String { "\(root)/token" }
+    public func trustDirectory(remote: String) -> String { "\(root)/trust/\(remote)" }
+    public func stateDirectory(remote: String) -> String { "\(root)/state/\(remote)" }
+    public var corpora: String { "\(root)/corpora" }
+    public func corpusDirectory(remote: String, id: String) -> String { "\(corpora)/\(remote)/\(id)" }
+    public func versionsDirectory(remote: String, id: String) -> String { "\(corpusDirectory(remote: remote, id: id))/versions" }
+    public func versionDirectory(remote: String, id: String, version: String) -> String {
+        "\(versionsDirectory(remote: remote, id: id))/\(version)"
+    }
+    public func currentLink(remote: String, id: String) -> String { "\(corpusDirectory(remote: remote, id: id))/current" }
+    public var downloads: String { "\(root)/downloads" }
+    public var staging: String { "\(root)/staging" }
+    public var locks: String { "\(root)/locks" }
+    public func lockFile(_ name: String) -> String { "\(locks)/\(name).lock" }
+
+    /// Every (remote, id) with a `current` link, sorted.
+    public func installedCorpora() -> [(remote: String, id: String)] {
+        let fm = FileManager.default
+        var out: [(String, String)] = []
+        for remote in ((try? fm.contentsOfDirectory(atPath: corpora)) ?? []).sorted() where Identifier.isValid(remote) {
+            for id in ((try? fm.contentsOfDirectory(atPath: "\(corpora)/\(remote)")) ?? []).sorted() where Identifier.isValid(id) {
+                if (try? fm.destinationOfSymbolicLink(atPath: currentLink(remote: remote, id: id))) != nil {
+                    out.append((remote, id))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The version folder `current` points at, resolved once; nil when not installed.
+    public func currentVersionDirectory(remote: String, id: String) -> String? {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: currentLink(remote: remote, id: id)) else { return nil }
+        // Links are written relative (versions/<v>); never follow one that climbs out.
+        guard TreePath.isSafe(target) else { return nil }
+        return "\(corpusDirectory(remote: remote, id: id))/\(target)"
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw look at a zip file's end record and central directory, taken before libzip opens it.
+///
+/// libzip reads the archive itself; this pre-check exists because libzip hides two things a
+/// bundle reader must see: it turns NUL bytes inside names into spaces, and it tolerates bytes
+/// after the end record. So the names are checked byte for byte here, and the archive must end
+/// exactly where its end record (and comment) ends. See APPNOTE.TXT sections 4.3.12-4.3.16.
+struct ZipCentralDirectory {
+    struct Entry {
+        /// The name exactly as stored, NUL and control bytes included.
+        var name: [UInt8]
+        /// The high byte of "version made by": 3 is Unix, whose mode sits in the top 16 bits of `externalAttributes`.
+        var hostSystem: UInt8
+        var externalAttributes: UInt32
+        var flags: UInt16
+    }
+
+    var entries: [Entry]
+
+    /// Bundles have four members; a central directory beyond this is not a bundle.
+    static let maxDirectoryBytes = 1 << 20
+    static let maxEntries = 1024
+    private static let eocdSize = 22
+    private static let maxCommentBytes = 0xFFFF
+
+    static func read(fd: Int32, path: String) throws -> ZipCentralDirectory {
+        func bad(_ reason: String) -> FormatError { .archiveInconsistent(reason: reason) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw FormatError.io(operation: "stat", path: path, errno: errno) }
+        let fileSize = Int64(st.st_size)
+        guard fileSize >= eocdSize else { throw bad("too short to be a zip file") }
+
+        let tailLength = Int(min(fileSize, Int64(eocdSize + maxCommentBytes)))
+        let tailStart = fileSize - Int64(tailLength)
+        let tail = try preadExactly(fd, count: tailLength, at: tailStart, path: path)
+
+        // The last end record wins, as in every reader; it must be followed by exactly its comment.
+        var eocdAt: Int?
+        var i = tail.count - eocdSize
+        while i >= 0 {
+            if tail.u32(i) == 0x0605_4b50 { eocdAt = i; break }
+            i -= 1
+        }
+        guard let e = eocdAt else { throw bad("no end of central directory record") }
+        let commentLength = Int(tail.u16(e + 20))
+        guard e + eocdSize + commentLength == tail.count else {
+            throw bad("\(tail.count - e - eocdSize - commentLength) bytes after the end of the archive")
+        }
+        guard tail.u16(e + 4) == 0, tail.u16(e + 6) == 0, tail.u16(e + 8) == tail.u16(e + 10) else {
+            throw bad("multi-disk archives are not supported")
+        }
+        var count = UInt64(tail.u16(e + 10))
+        var directorySize = UInt64(tail.u32(e + 12))
+        var directoryOffset = UInt64(tail.u32(e + 16))
+        var directoryEnd = UInt64(tailStart) + UInt64(e)
+
+        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
+            // Zip64: a locator right before the end record points at the Zip64 end record.
+            guard e >= 20, tail.u32(e - 20) == 0x0706_4b50 else { throw bad("Zip64 end record locator missing") }
+            let recordOffset = tail.u64(e - 20 + 8)
+            guard directoryEnd >= 20 + 56, recordOffset <= directoryEnd - 20 - 56 else { throw bad("Zip64 end record out of range") }
+            let record = try preadExactly(fd, count: 56, at: Int64(recordOffset), path: path)
+            guard record.u32(0) == 0x0606_4b50 else { throw bad("Zip64 end record missing") }
+            guard record.u64(4) == directoryEnd - 20 - 12 - recordOffset else { throw bad("Zip64 end record has the wrong size") }
+            count = record.u64(32)
+            directorySize = record.u64(40)
+            directoryOffset = record.u64(48)
+            directoryEnd = recordOffset
+        }
+        guard count <= UInt64(maxEntries), directorySize <= UInt64(maxDirectoryBytes) else {
+            throw bad("central directory too large for a corpus bundle")
+        }
+        guard directoryOffset <= directoryEnd, directoryEnd - directoryOffset == directorySize else {
+            throw bad("central directory does not end where the end record begins")
+        }
+
+        let dir = try preadExactly(fd, count: Int(directorySize), at: Int64(directoryOffset), path: path)
+        var entries: [Entry] = []
+        var p = 0
+        for _ in 0..<count {
+            guard p + 46 <= dir.count, dir.u32(p) == 0x0201_4b50 else { throw bad("central directory entry \(entries.count) is damaged") }
+            let nameLength = Int(dir.u16(p + 28)), extraLength = Int(dir.u16(p + 30)), commentLength = Int(dir.u16(p + 32))
+            let next = p + 46 + nameLength + extraLength + commentLength
+            guard next <= dir.count else { throw bad("central directory entry \(entries.count) overruns the directory") }
+            entries.append(Entry(name: Array(dir[(p + 46)..<(p + 46 + nameLength)]), hostSystem: UInt8(dir.u16(p + 4) >> 8),
+                                 externalAttributes: dir.u32(p + 38), flags: dir.u16(p + 8)))
+            p = next
+        }
+        guard p == dir.count else { throw bad("central directory has \(dir.count - p) unaccounted bytes") }
+        return ZipCentralDirectory(entries: entries)
+    }
+
+    private static func preadExactly(_ fd: Int32, count: Int, at offset: Int64, path: String) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { buf in
+                SystemCall.retrying { pread(fd, buf.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            }
+            if n < 0 { throw FormatError.io(operation: "read", path: path, errno: errno) }
+            if n == 0 { throw FormatError.archiveInconsistent(reason: "file ends inside the central directory") }
+            done += n
+        }
+        return out
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func u16(_ at: Int) -> UInt16 { UInt16(self[at]) | UInt16(self[at + 1]) << 8 }
+    func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
+    func u64(_ at: Int) -> UInt64 { UInt64(u32(at)) | UInt64(u32(at + 4)) << 32 }
+}

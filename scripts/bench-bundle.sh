@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Bundle streaming benchmark: BundleReader.verifyAll / extract on a bundle with a 1 GiB stored
+# vectors.bin, against `openssl dgst -sha256` of the same 1 GiB in the same run.
+# Goal: verify throughput >= 0.8 x openssl, peak RSS < 64 MiB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+
+swift build -c release --product corpus-bench >/dev/null
+bin="$(swift build -c release --show-bin-path)/corpus-bench"
+out=.bench/bundle-stream/extracted
+mkdir -p .bench/bundle-stream
+
+# First run builds the cached bundle; its figures include cold-cache effects, so run again.
+"$bin" bundle-stream --cache .bench/bundle-stream >/dev/null
+result="$("$bin" bundle-stream --cache .bench/bundle-stream --extract-to "$out")"
+echo "$result"
+
+get() { echo "$result" | sed -n "s/^$1=//p"; }
+bytes=$(get vectors_bytes)
+start=$(date +%s.%N)
+openssl dgst -sha256 "$out/vectors.bin" >/dev/null
+end=$(date +%s.%N)
+openssl_mb_s=$(awk -v b="$bytes" -v s="$start" -v e="$end" 'BEGIN { printf "%.1f", b / (e - s) / 1e6 }')
+echo "openssl_mb_s=$openssl_mb_s"
+awk -v v="$(get verify_mb_s)" -v o="$openssl_mb_s" 'BEGIN { printf "verify_vs_openssl=%.2f (goal >= 0.80)\n", v / o }'
+awk -v v="$(get extract_mb_s)" -v o="$openssl_mb_s" 'BEGIN { printf "extract_vs_openssl=%.2f\n", v / o }'
+printf 'peak_rss_mib=%s (goal < 64)\n' "$(get peak_rss_mib)"
+rm -rf "$out"
