@@ -3,6 +3,7 @@ import Foundation
 /// `corpus-bench <subcommand> [args]`: each benchmark registers one entry here and lives in its own file.
 let subcommands: [String: ([String]) throws -> Void] = [
     "bundle-stream": BundleStreamBench.run,
+    "build": BuildBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
