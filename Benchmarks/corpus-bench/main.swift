@@ -4,6 +4,7 @@ import Foundation
 let subcommands: [String: ([String]) throws -> Void] = [
     "bundle-stream": BundleStreamBench.run,
     "minilm": MiniLMBench.run(args:),
+    "build": BuildBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -9,6 +9,9 @@ public enum CorpusdCommand {
                         options: [.value("--out", "folder for the key pair"), .value("--name", "file name stem (default: corpus)"),
                                   .flag("--force", "overwrite an existing key pair")],
                         required: ["--out"]),
+            BuildCommand.spec,
+            PublishCommand.spec,
+            RotateKeyCommand.spec,
         ],
         globals: [.flag("--help", short: "-h", "show this help"), .flag("--json", "print results as JSON"),
                   .flag("--quiet", short: "-q", "print only errors")])
@@ -25,6 +28,9 @@ public enum CorpusdCommand {
             let cmd = try parser.parse(args)
             switch cmd.spec.path {
             case ["keygen"]: try keygen(cmd, console)
+            case ["build"]: try BuildCommand.run(cmd, console)
+            case ["publish"]: try PublishCommand.run(cmd, console)
+            case ["rotate-key"]: try RotateKeyCommand.run(cmd, console)
             default: throw UsageError.unknownCommand(cmd.spec.name)
             }
             return 0

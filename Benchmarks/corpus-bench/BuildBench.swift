@@ -1,0 +1,175 @@
+import CorpusFormat
+import CorpusPublisher
+import Foundation
+
+/// `corpus-bench build [--passages N] [--files N] [--work DIR] [--keep]`
+///
+/// Generates N passages of text (default 100,000) in `--files` source files (default 1,000: half
+/// Markdown with one section per passage, half plain text with one long paragraph per passage),
+/// then in the same run:
+/// - the floor: the same passages bulk-loaded into an FTS5 table (same tokenizer) by the
+///   `sqlite3` CLI, `.import` inside one transaction;
+/// - the build: `CorpusBuilder.build` on the folder (ingest, split, pack with FTS5 + optimize +
+///   VACUUM, embeddings and vectors, manifest, signed zip).
+/// Prints `key=value` lines and the ratio build / floor (goal <= 1.5).
+enum BuildBench {
+    static func run(args: [String]) throws {
+        var options = Array(args.drop { $0 == "build" })
+        func value(_ flag: String) -> String? {
+            guard let i = options.firstIndex(of: flag), i + 1 < options.count else { return nil }
+            defer { options.removeSubrange(i...(i + 1)) }
+            return options[i + 1]
+        }
+        let passages = value("--passages").flatMap(Int.init) ?? 100_000
+        let files = value("--files").flatMap(Int.init) ?? 1_000
+        let work = value("--work") ?? ".bench/build"
+        let keep = options.contains("--keep")
+
+        FileIO.remove(work)
+        try FileIO.createDirectory("\(work)/src")
+        let generated = try generate(passages: passages, files: files, into: "\(work)/src", csv: "\(work)/floor.csv")
+        print("passages=\(passages)")
+        print("files=\(files)")
+        print("text_mb=\(String(format: "%.1f", Double(generated) / 1e6))")
+
+        // Floor: sqlite3 CLI, one transaction, the same three columns and tokenizer.
+        let script = """
+        CREATE VIRTUAL TABLE passages_fts USING fts5(title, section, text, tokenize='porter unicode61 remove_diacritics 2');
+        BEGIN;
+        .import --csv \(work)/floor.csv passages_fts
+        COMMIT;
+
+        """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: "\(work)/floor.sql"))
+        let floorStart = Date()
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = ["\(work)/floor.sqlite"]
+        sqlite.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: "\(work)/floor.sql"))
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let floor = Date().timeIntervalSince(floorStart)
+        guard sqlite.terminationStatus == 0 else { throw BenchError("sqlite3 floor failed with status \(sqlite.terminationStatus)") }
+        print("floor_sqlite3_import_s=\(String(format: "%.2f", floor))")
+
+        // The build, phase by phase through its progress callback.
+        let key = try SecretKey.generate()
+        let start = Date()
+        var marks: [(String, Date)] = []
+        let summary = try CorpusBuilder.build(
+            BuildOptions(source: "\(work)/src", id: "bench", version: CorpusVersion("1")!, title: "Bench"),
+            key: key, output: "\(work)/bench.corpus.zip") { step in
+                switch step {
+                case .ingested: marks.append(("ingest", Date()))
+                case .split: marks.append(("split", Date()))
+                case .packed: marks.append(("pack_and_vectors", Date()))
+                case .bundled: marks.append(("bundle", Date()))
+                }
+            }
+        let total = Date().timeIntervalSince(start)
+        guard summary.passages == passages else { throw BenchError("built \(summary.passages) passages, generated \(passages)") }
+        var previous = start
+        for (name, at) in marks {
+            print("build_\(name)_s=\(String(format: "%.2f", at.timeIntervalSince(previous)))")
+            previous = at
+        }
+        print("build_total_s=\(String(format: "%.2f", total))")
+        print("bundle_mb=\(String(format: "%.1f", Double(summary.bytes) / 1e6))")
+        print("build_vs_floor=\(String(format: "%.2f", total / floor)) (goal <= 1.50)")
+        if !keep { FileIO.remove(work) }
+    }
+
+    /// Writes the source files and the floor's CSV of exactly the passages the build will make.
+    /// Returns the bytes of passage text.
+    static func generate(passages: Int, files: Int, into dir: String, csv: String) throws -> Int {
+        var rng = SplitMix(seed: 42)
+        let vocabulary = makeVocabulary(&rng, count: 4_000)
+        var csvText = ""
+        var textBytes = 0
+        let perFile = (passages + files - 1) / files
+        var made = 0
+        var fileIndex = 0
+        while made < passages {
+            let count = min(perFile, passages - made)
+            let markdown = fileIndex % 2 == 0
+            let title = "Generated document \(fileIndex)"
+            var body = markdown ? "# \(title)\n\n" : "\(title)\n\n"
+            for n in 0..<count {
+                // Markdown: one short-ish paragraph per section. Text: paragraphs longer than half the
+                // passage cap, so no two merge and each is exactly one passage.
+                let text = sentence(&rng, vocabulary, minLength: markdown ? 300 : 560, maxLength: markdown ? 700 : 900)
+                let section = markdown ? "Section \(n)" : ""
+                if markdown { body += "## \(section)\n\n" }
+                body += text + "\n\n"
+                csvText += "\(quote(title)),\(quote(section)),\(quote(text))\n"
+                textBytes += text.utf8.count
+            }
+            let name = String(format: "%03d/doc-%05d.%@", fileIndex / 100, fileIndex, markdown ? "md" : "txt")
+            try FileIO.createDirectory(("\(dir)/\(name)" as NSString).deletingLastPathComponent)
+            try Data(body.utf8).write(to: URL(fileURLWithPath: "\(dir)/\(name)"))
+            made += count
+            fileIndex += 1
+        }
+        try Data(csvText.utf8).write(to: URL(fileURLWithPath: csv))
+        return textBytes
+    }
+
+    static func quote(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    static func makeVocabulary(_ rng: inout SplitMix, count: Int) -> [String] {
+        let onsets = ["b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s", "t", "v", "w", "st", "tr", "ch", "sh", "gr"]
+        let vowels = ["a", "e", "i", "o", "u", "ai", "ou", "ea"]
+        let codas = ["", "n", "r", "s", "t", "l", "nd", "ck", "ng"]
+        var words = Set<String>()
+        while words.count < count {
+            let syllables = 1 + Int(rng.next() % 3)
+            var w = ""
+            for _ in 0..<syllables {
+                w += onsets[Int(rng.next() % UInt64(onsets.count))] + vowels[Int(rng.next() % UInt64(vowels.count))]
+                    + codas[Int(rng.next() % UInt64(codas.count))]
+            }
+            words.insert(w)
+        }
+        return words.sorted()
+    }
+
+    /// Words drawn with a Zipf-like skew (frequent words much more common), in sentences.
+    static func sentence(_ rng: inout SplitMix, _ vocabulary: [String], minLength: Int, maxLength: Int) -> String {
+        let target = minLength + Int(rng.next() % UInt64(maxLength - minLength))
+        var out = ""
+        var wordsInSentence = 0
+        while out.utf8.count < target {
+            let u = Double(rng.next() % 1_000_000) / 1_000_000
+            let index = min(vocabulary.count - 1, Int(pow(Double(vocabulary.count), u)) - 1)
+            var word = vocabulary[max(0, index)]
+            if wordsInSentence == 0 { word = word.prefix(1).uppercased() + word.dropFirst() }
+            out += (out.isEmpty ? "" : " ") + word
+            wordsInSentence += 1
+            if wordsInSentence > 6 && rng.next() % 8 == 0 {
+                out += "."
+                wordsInSentence = 0
+            }
+        }
+        return out.hasSuffix(".") ? out : out + "."
+    }
+}
+
+extension BuildBench {
+    /// A tiny deterministic generator, so every run benchmarks the same text.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E3779B97F4A7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    struct BenchError: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import CorpusFormat
+import CorpusPublisher
+
+/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]`
+enum PublishCommand {
+    static let spec = CommandSpec(
+        ["publish"], "CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]",
+        "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
+        positionals: 1...1,
+        options: [.value("--out", "the static tree to write (created if missing)"),
+                  .value("--key", "the tree's current root secret key"),
+                  .value("--expires", "catalog lifetime such as 12h, 30d, 2w (default: 30d)")],
+        required: ["--out", "--key"])
+
+    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
+        var expires = TreePublisher.defaultExpiry
+        if let text = cmd.value("--expires") {
+            guard let d = Timestamp.duration(text) else {
+                throw UsageError.invalidValue(option: "--expires", value: text, expected: "a duration like 12h, 30d or 2w")
+            }
+            expires = d
+        }
+        let key = try SecretKey(contentsOf: cmd.value("--key")!)
+        let out = cmd.value("--out")!
+        let summary = try PublisherReport.mapping {
+            try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires) { step in
+                if console.json {
+                    console.emitLine(PublisherReport.json(step))
+                    return
+                }
+                switch step {
+                case let .building(id): if !console.quiet { console.progress("building \(id)…\n") }
+                case let .built(id, documents, passages, skipped):
+                    for s in skipped { console.err("\(id): skipped \(s.path): \(s.reason)") }
+                    if !console.quiet { console.progress("built \(id): \(documents) document(s), \(passages) passage(s)\n") }
+                case let .reused(id): if !console.quiet { console.progress("\(id) unchanged\n") }
+                }
+            }
+        }
+        let c = summary.catalog
+        if console.json {
+            console.emit(["catalog": c.id, "version": c.version, "expires": c.expires, "root_version": c.rootVersion,
+                          "built": summary.built, "reused": summary.reused, "removed": summary.removed,
+                          "corpora": c.corpora.map { ["id": $0.id, "version": $0.version.description, "bundle": $0.bundle.path, "size": $0.bundle.size] }])
+        } else {
+            if summary.createdRootKey { console.info("created root key 1 (\(key.keyID)): \(out)/keys/root-1.json, \(out)/keys/root.pub") }
+            for r in summary.removed { console.info("removed unreferenced \(r)") }
+            console.info("published catalog \(c.id) version \(c.version) (\(c.corpora.count) corpora, \(summary.built.count) built, \(summary.reused.count) unchanged), expires \(c.expires)")
+        }
+    }
+}

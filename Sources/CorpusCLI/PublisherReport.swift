@@ -1,0 +1,53 @@
+import CorpusFormat
+import CorpusPublisher
+
+/// How publisher errors and progress look on the command line.
+enum PublisherReport {
+    /// Runs `body`, turning a `PublisherError` into the refusal the user sees.
+    static func mapping<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let e as PublisherError {
+            throw report(e)
+        }
+    }
+
+    static func report(_ e: PublisherError) -> ErrorReport {
+        switch e {
+        case .sourceNotFound:
+            return ErrorReport(code: "not-found", message: e.description, hint: "check the path", exit: .notFound)
+        case .noPassages:
+            return ErrorReport(code: "empty", message: e.description, hint: "add .txt, .md, .html or .epub files with text", exit: .failure)
+        case .invalidCatalogSource:
+            return ErrorReport(code: "catalog-source", message: e.description, hint: "see docs/publishing.md for the catalog.json fields", exit: .usage)
+        case let .keyNotCurrentRoot(_, current, _):
+            return ErrorReport(code: "wrong-key", message: e.description,
+                               hint: "sign with the key whose id is \(current) (after corpusd rotate-key, the new key)", exit: .verification)
+        case .invalidTree:
+            return ErrorReport(code: "damaged-tree", message: e.description, hint: "restore the published tree from a backup", exit: .verification)
+        case .sameKey:
+            return ErrorReport(code: "same-key", message: e.description, hint: "make a new key with corpusd keygen", exit: .usage)
+        case .invalidPrebuiltBundle:
+            return ErrorReport(code: "prebuilt-bundle", message: e.description, hint: "rebuild it with corpusd build and the publishing key", exit: .verification)
+        }
+    }
+
+    static func json(_ step: BuildProgress) -> [String: Any] {
+        switch step {
+        case let .ingested(documents, skipped): return ["event": "ingested", "documents": documents, "skipped": skipped]
+        case let .split(passages): return ["event": "split", "passages": passages]
+        case .packed: return ["event": "packed"]
+        case let .bundled(bytes): return ["event": "bundled", "size": bytes]
+        }
+    }
+
+    static func json(_ step: PublishProgress) -> [String: Any] {
+        switch step {
+        case let .building(id): return ["event": "building", "id": id]
+        case let .built(id, documents, passages, skipped):
+            return ["event": "built", "id": id, "documents": documents, "passages": passages,
+                    "skipped": skipped.map { ["path": $0.path, "reason": $0.reason] }]
+        case let .reused(id): return ["event": "reused", "id": id]
+        }
+    }
+}

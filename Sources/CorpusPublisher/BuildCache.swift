@@ -1,0 +1,56 @@
+import Foundation
+import CorpusFormat
+
+/// Remembers which inputs produced which bundle, so `publish` rebuilds only what changed.
+///
+/// Stored as `PUBLIC_DIR/.build-cache.json` (a dotfile: servers do not serve it). An entry is
+/// reused only when its input digest matches and the bundle file it names still hashes right.
+struct BuildCache: Codable {
+    static let fileName = ".build-cache.json"
+    /// Bump when ingest, splitting or pack writing change what a build produces.
+    static let builderVersion = "corpus-build-v1"
+
+    struct Entry: Codable {
+        var inputs: String
+        var bundle: BundleRef
+        var manifest: Manifest
+    }
+
+    var format = 1
+    var corpora: [String: Entry] = [:]
+
+    static func load(tree: String) -> BuildCache {
+        // A missing or unreadable cache only costs a rebuild.
+        guard let data = FileManager.default.contents(atPath: "\(tree)/\(fileName)"),
+              let cache = try? JSONDecoder().decode(BuildCache.self, from: data), cache.format == 1 else { return BuildCache() }
+        return cache
+    }
+
+    func save(tree: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try FileIO.writeAtomically(try encoder.encode(self), to: "\(tree)/\(Self.fileName)")
+    }
+
+    /// The digest of everything a build's output depends on: the builder version, the corpus's
+    /// fields, the embedder, the signing key, and every file of the source folder (path and content).
+    static func inputs(of entry: CatalogSource.Entry, sourceFolder: String, embedderID: String, keyID: KeyID) throws -> String {
+        let d = Digest(.sha256)
+        func field(_ s: String) {
+            d.update(Array(s.utf8))
+            d.update([UInt8(0)])
+        }
+        for f in [builderVersion, entry.id, entry.version.description, entry.title ?? "", entry.description ?? "",
+                  entry.language ?? "", entry.license ?? "", embedderID, keyID.description] { field(f) }
+        for rel in try Ingest.files(under: sourceFolder) {
+            field(rel)
+            field(Hex.encode(try SHA256.hash(fileAt: "\(sourceFolder)/\(rel)").digest))
+        }
+        return Hex.encode(d.finalize())
+    }
+
+    /// A prebuilt bundle is reused while its bytes, the id and version it must carry, and the key are unchanged.
+    static func inputs(ofPrebuilt entry: CatalogSource.Entry, sha256: String, keyID: KeyID) -> String {
+        SHA256.hex(Array("prebuilt\0\(entry.id)\0\(entry.version)\0\(sha256)\0\(keyID)".utf8))
+    }
+}

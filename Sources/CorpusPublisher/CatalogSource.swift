@@ -1,0 +1,72 @@
+import Foundation
+import CorpusFormat
+
+/// `CATALOG_DIR/catalog.json`: what `corpusd publish` publishes (docs/publishing.md).
+///
+/// Each corpus is built from a `source` folder (relative to CATALOG_DIR) or copied from a
+/// prebuilt `bundle`, never both. This file is the operator's input, not a signed document:
+/// it is validated strictly so mistakes are caught before anything is written.
+public struct CatalogSource: Decodable, Sendable {
+    public var id: String
+    public var title: String
+    public var corpora: [Entry]
+
+    public struct Entry: Decodable, Sendable {
+        public var id: String
+        public var version: CorpusVersion
+        public var title: String?
+        public var description: String?
+        public var language: String?
+        public var license: String?
+        /// A folder of documents, relative to CATALOG_DIR (may lead outside it, e.g. `../docs`).
+        public var source: String?
+        /// A prebuilt `.corpus.zip`, relative to CATALOG_DIR.
+        public var bundle: String?
+        public var access: Access
+        public var tier: String?
+        public var bundled: Bool?
+    }
+
+    /// Reads and validates `<dir>/catalog.json`.
+    public static func load(directory dir: String) throws -> CatalogSource {
+        let path = "\(dir)/catalog.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PublisherError.sourceNotFound(path: path)
+        }
+        func bad(_ reason: String) -> PublisherError { .invalidCatalogSource(path: path, reason: reason) }
+        let source: CatalogSource
+        do {
+            source = try JSONDecoder().decode(CatalogSource.self, from: data)
+        } catch {
+            throw bad(Self.reason(error))
+        }
+        guard Identifier.isValid(source.id) else { throw bad("catalog id \(source.id.debugDescription) is not a valid id") }
+        guard !source.corpora.isEmpty else { throw bad("it lists no corpora") }
+        var seen = Set<String>()
+        for e in source.corpora {
+            guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
+            guard seen.insert(e.id).inserted else { throw bad("corpus \(e.id) is listed twice") }
+            guard (e.source == nil) != (e.bundle == nil) else { throw bad("corpus \(e.id) needs exactly one of \"source\" and \"bundle\"") }
+            if let tier = e.tier {
+                guard e.access == .entitled else { throw bad("corpus \(e.id) has a tier but is not \"entitled\"") }
+                guard Identifier.isValid(tier) else { throw bad("tier \(tier.debugDescription) of \(e.id) is not a valid id") }
+            }
+        }
+        return source
+    }
+
+    /// A decoding error as one line naming the field, without the decoder's debug noise.
+    static func reason(_ error: Error) -> String {
+        func path(_ keys: [CodingKey]) -> String {
+            keys.isEmpty ? "top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case let DecodingError.keyNotFound(key, ctx): return "missing field \(path(ctx.codingPath + [key]))"
+        case let DecodingError.typeMismatch(_, ctx): return "wrong type at \(path(ctx.codingPath))"
+        case let DecodingError.valueNotFound(_, ctx): return "missing value at \(path(ctx.codingPath))"
+        case let DecodingError.dataCorrupted(ctx):
+            return ctx.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(ctx.codingPath))"
+        default: return "not valid JSON"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import CorpusFormat
+import CorpusEngine
+import CorpusTestSupport
+@testable import CorpusPublisher
+
+@Suite struct CorpusBuilderTests {
+    static func sampleSource(_ dir: TempDirectory) throws {
+        try dir.write("src/guide/install.md", "# Install guide\n\n## Linux\n\nUse the package manager to install the tools.\n\n## macOS\n\nUse the installer.")
+        try dir.write("src/notes.txt", "Café notes\n\nThe café in Zürich serves crème brûlée.\n\n東京タワーは高い。京都の寺は古い。")
+        try dir.write("src/page.html", "<title>Page</title><h2>Tides</h2><p>Spring tides &amp; neap tides.</p><script>x()</script>")
+    }
+
+    static func options(_ dir: TempDirectory) -> BuildOptions {
+        BuildOptions(source: dir.url("src"), id: "sample", version: CorpusVersion("1.2")!, title: "Sample",
+                     description: "A sample", language: "en", license: "CC0-1.0")
+    }
+
+    @Test func packHasExactlyTheDocumentedSchema() throws {
+        let dir = TempDirectory("build-schema")
+        try Self.sampleSource(dir)
+        let key = try SecretKey.generate()
+        let summary = try CorpusBuilder.build(Self.options(dir), key: key, output: dir.url("out/sample.corpus.zip"))
+        #expect(summary.documents == 3)
+
+        let unpacked = dir.url("unpacked")
+        try BundleReader(path: summary.output).extract(to: unpacked, trustedKeys: [key.publicKey])
+        let db = try Database(path: "\(unpacked)/pack.sqlite", mode: .readOnly)
+        let rows = try db.prepare("SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_autoindex%' ORDER BY name")
+        var objects: [String] = []
+        while try rows.step() { objects.append("\(rows.text(0)) \(rows.text(1))") }
+        #expect(objects == ["table documents", "table meta", "table passages", "table passages_fts", "table passages_fts_config",
+                            "table passages_fts_data", "table passages_fts_docsize", "table passages_fts_idx"])
+        #expect(try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type IN ('trigger', 'view')") == 0)
+        #expect(try db.scalarText("PRAGMA journal_mode") == "delete")
+        let documented = try db.scalarText("SELECT sql FROM sqlite_schema WHERE name = 'passages_fts'")
+        #expect(documented?.contains("tokenize='porter unicode61 remove_diacritics 2'") == true)
+        #expect(try db.scalarText("SELECT group_concat(key || '=' || value, ',') FROM meta") ==
+                "corpus_id=sample,corpus_version=1.2,documents=3,embedder_dimension=384,embedder_id=hash-uni-bi-384-v1,format=1,passages=\(summary.passages)")
+        // Passage ids are 0-based rows, equal to vector rows; the manifest's content digest covers them.
+        #expect(try db.scalarInt("SELECT min(id) FROM passages") == 0)
+        #expect(try db.scalarInt("SELECT max(id) FROM passages") == Int64(summary.passages - 1))
+        var pids: [String] = []
+        let p = try db.prepare("SELECT pid FROM passages")
+        while try p.step() { pids.append(p.text(0)) }
+        #expect(summary.manifest.contentDigest == ContentDigest.make(passageIDs: pids, embedderID: HashingEmbedder.identifier))
+        let vectors = try Data(contentsOf: URL(fileURLWithPath: "\(unpacked)/vectors.bin"))
+        let header = try vectors.withUnsafeBytes { try VectorFileHeader.decode($0, fileSize: vectors.count) }
+        #expect(header.rows == summary.passages && header.dimension == 384 && header.encoding == .int8)
+    }
+
+    @Test func nonASCIITextRoundTripsAndIsSearchable() throws {
+        let dir = TempDirectory("build-unicode")
+        try Self.sampleSource(dir)
+        let key = try SecretKey.generate()
+        let summary = try CorpusBuilder.build(Self.options(dir), key: key, output: dir.url("sample.corpus.zip"))
+        let unpacked = dir.url("unpacked")
+        try BundleReader(path: summary.output).extract(to: unpacked, trustedKeys: [key.publicKey])
+        let db = try Database(path: "\(unpacked)/pack.sqlite", mode: .readOnly)
+        #expect(try db.scalarText("SELECT title FROM documents WHERE path = 'notes.txt'") == "Café notes")
+        func match(_ q: String) throws -> [String] {
+            let s = try db.prepare("SELECT p.text FROM passages_fts f JOIN passages p ON p.id = f.rowid WHERE passages_fts MATCH ? ORDER BY rank")
+            s.bind(1, q)
+            var out: [String] = []
+            while try s.step() { out.append(s.text(0)) }
+            return out
+        }
+        // remove_diacritics folds accents both ways; porter stems "installing" to "install".
+        #expect(try match("creme brulee") == ["The café in Zürich serves crème brûlée.\n\n東京タワーは高い。京都の寺は古い。"])
+        #expect(try match("zurich").count == 1)
+        #expect(try match("text:installing").count == 2)  // "install" and "installer"
+        #expect(try match("\"東京タワーは高い\"").count == 1)
+        #expect(try match("section:linux").first == "Use the package manager to install the tools.")
+        #expect(try match("script").isEmpty)
+    }
+
+    @Test func sameInputsAndKeyGiveByteIdenticalBundles() throws {
+        let dir = TempDirectory("build-determinism")
+        try Self.sampleSource(dir)
+        let key = try SecretKey.generate()
+        let a = try CorpusBuilder.build(Self.options(dir), key: key, output: dir.url("a/sample.corpus.zip"))
+        let b = try CorpusBuilder.build(Self.options(dir), key: key, output: dir.url("b/sample.corpus.zip"))
+        let bytesA = try Data(contentsOf: URL(fileURLWithPath: a.output))
+        let bytesB = try Data(contentsOf: URL(fileURLWithPath: b.output))
+        #expect(bytesA == bytesB)
+        // No build leftovers beside the outputs.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url("a")) == ["sample.corpus.zip"])
+    }
+
+    @Test func manifestVerifiesWithRealMinisign() throws {
+        let dir = TempDirectory("build-minisign")
+        try Self.sampleSource(dir)
+        let key = try SecretKey.generate()
+        try dir.write("key.pub", key.publicKey.fileText)
+        let summary = try CorpusBuilder.build(Self.options(dir), key: key, output: dir.url("sample.corpus.zip"))
+        let manifest = try PublisherFixtures.unzipMember(summary.output, "corpus.json", into: dir.path)
+        _ = try PublisherFixtures.unzipMember(summary.output, "corpus.json.minisig", into: dir.path)
+        let r = try PublisherFixtures.minisignVerify(manifest, publicKey: dir.url("key.pub"))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Trusted comment: corpus:sample version:1.2 content:\(summary.manifest.contentDigest.prefix(16))"))
+    }
+
+    @Test func folderWithoutTextIsAnErrorAndWritesNothing() throws {
+        let dir = TempDirectory("build-empty")
+        try dir.write("src/.hidden.md", "# Hidden\n\ntext")
+        try dir.write("src/blob.txt", Data([0, 1, 2, 3]))
+        try FileManager.default.createDirectory(atPath: dir.url("out"), withIntermediateDirectories: true)
+        let before = DirectorySnapshot(dir.path)
+        #expect(throws: PublisherError.noPassages(source: dir.url("src"), skipped: 1)) {
+            try CorpusBuilder.build(Self.options(dir), key: try SecretKey.generate(), output: dir.url("out/x.corpus.zip"))
+        }
+        #expect(DirectorySnapshot(dir.path) == before)
+    }
+}
