@@ -47,6 +47,11 @@ public struct Downloader: Sendable {
         if existing > ref.size { PartialDownload.discard(path: part, metaPath: meta) }
         try FreeSpace.require(ref.size - min(existing, ref.size), at: home.downloads)
 
+        // A failure that received no byte leaves no trace (the home stays as it was).
+        var succeeded = false
+        defer {
+            if !succeeded, (FileIO.fileSize(part) ?? 0) == 0 { PartialDownload.discard(path: part, metaPath: meta) }
+        }
         var firstRefusal: SyncError?
         var lastTransport: TransportError?
         var attempts = 0
@@ -62,6 +67,7 @@ public struct Downloader: Sendable {
                     let done = try await HTTPClient.offload { [self] flag in
                         try self.attempt(ref, source: source, token: bearer, cancellation: flag, progress: progress)
                     }
+                    succeeded = true
                     return done
                 } catch let e as AttemptFailure {
                     allNotFound = false
@@ -75,6 +81,12 @@ public struct Downloader: Sendable {
                             continue
                         }
                         if firstRefusal == nil { firstRefusal = .hashMismatch(file: ref.path, expected: ref.sha256, actual: actual) }
+                    case let .sizeMismatch(actual):
+                        PartialDownload.discard(path: part, metaPath: meta)
+                        if firstRefusal == nil {
+                            firstRefusal = actual > ref.size ? .sizeExceeded(file: ref.path, limit: ref.size)
+                                : .sizeMismatch(file: ref.path, expected: ref.size, actual: actual)
+                        }
                     case .badRange:
                         PartialDownload.discard(path: part, metaPath: meta)
                         lastTransport = .network(reason: "the server answered a range request inconsistently")
@@ -116,6 +128,8 @@ public struct Downloader: Sendable {
 
     enum AttemptFailure: Error {
         case hashMismatch(actual: String, resumed: Bool)
+        /// The server's own headers give the file another size than the signed one.
+        case sizeMismatch(actual: Int64)
         /// 416, or a 206 whose range is not the one asked for.
         case badRange
     }
@@ -166,11 +180,12 @@ public struct Downloader: Sendable {
         try client.perform(request, cancellation: cancellation, onHead: { head in
             switch head.status {
             case 200:
+                if let length = head.contentLength, length != ref.size { throw AttemptFailure.sizeMismatch(actual: length) }
                 // The server ignored the range (or If-Range did not match): start over.
                 if file.size > 0 { try file.restart() }
             case 206:
-                guard resumedFrom > 0, let range = head.contentRange, range.first == resumedFrom,
-                      range.total == nil || range.total == ref.size else { throw AttemptFailure.badRange }
+                guard resumedFrom > 0, let range = head.contentRange, range.first == resumedFrom else { throw AttemptFailure.badRange }
+                if let total = range.total, total != ref.size { throw AttemptFailure.sizeMismatch(actual: total) }
             case 416:
                 throw AttemptFailure.badRange
             default:
