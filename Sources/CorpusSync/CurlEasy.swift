@@ -43,13 +43,6 @@ final class CurlEasy {
         return v
     }
 
-    /// The absolute URL a redirect response points at (resolved by libcurl even when it does not follow it).
-    var redirectURL: String? {
-        var p: UnsafeMutablePointer<CChar>?
-        guard ccurl_getinfo_str(handle, CURLINFO_REDIRECT_URL, &p) == CURLE_OK, let p else { return nil }
-        return String(cString: p)
-    }
-
     static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
 }
 

@@ -143,7 +143,11 @@ public final class HTTPClient: @unchecked Sendable {
             throw TransportError.network(reason: detail.isEmpty ? CurlEasy.describe(code) : detail)
         }
         let head = HTTPResponseHead(status: easy.responseCode, headers: ctx.headers, url: url)
-        if RedirectPolicy.redirectStatuses.contains(head.status), let target = easy.redirectURL {
+        if RedirectPolicy.redirectStatuses.contains(head.status), let location = head["location"] {
+            // Resolved here rather than by CURLINFO_REDIRECT_URL, which is unset when a transfer was stopped.
+            guard let target = URL(string: location, relativeTo: URL(string: url))?.absoluteURL.absoluteString else {
+                throw TransportError.redirectRefused(reason: "cannot parse the redirect target")
+            }
             return .redirect(target)
         }
         if !ctx.headDelivered { _ = try onHead(head) }
@@ -163,6 +167,8 @@ private final class TransferContext {
     var status = 0
     var headers: [String: String] = [:]
     var headDelivered = false
+    var isRedirect = false
+    var redirectBodyBytes = 0
     var wantsBody = true
     var stoppedQuietly = false
     var failure: Error?
@@ -199,12 +205,18 @@ private final class TransferContext {
 
     /// Returns false to make libcurl stop the transfer.
     func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        if isRedirect {
+            // A redirect's body is never delivered; reading a small one keeps the connection reusable.
+            redirectBodyBytes += chunk.count
+            if redirectBodyBytes > 64 * 1024 { stoppedQuietly = true }
+            return !stoppedQuietly
+        }
         if !headDelivered {
-            headDelivered = true
             if RedirectPolicy.redirectStatuses.contains(status) && headers["location"] != nil {
-                stoppedQuietly = true
-                return false
+                isRedirect = true
+                return body(chunk)
             }
+            headDelivered = true
             do {
                 wantsBody = try onHead(HTTPResponseHead(status: status, headers: headers, url: url))
             } catch {

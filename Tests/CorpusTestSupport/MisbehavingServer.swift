@@ -183,7 +183,9 @@ public final class MisbehavingServer: @unchecked Sendable {
     private func respond(_ fd: Int32, _ request: Request, _ how: Behavior) {
         if case let .status(code) = how { return send(fd, head(code, ["Content-Length": "0"])) }
         if case let .redirect(base) = how {
-            return send(fd, head(302, ["Location": base + request.path, "Content-Length": "0"]))
+            // A small body, as real servers send, which the client must read past and never deliver.
+            let body = Data("<a href=\"\(base + request.path)\">moved</a>".utf8)
+            return send(fd, head(302, ["Location": base + request.path, "Content-Length": String(body.count)]) + body)
         }
         if case .rangeNotSatisfiable = how { return send(fd, head(416, ["Content-Length": "0"])) }
 
