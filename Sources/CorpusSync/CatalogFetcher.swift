@@ -124,6 +124,9 @@ public struct CatalogFetcher: Sendable {
         // 4. Decide, then persist.
         let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
                                                              root: root, expectedID: pointer.id, accepted: accepted)
+        guard verdict.catalog.version == pointer.version else {
+            throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(verdict.catalog.version), the pointer says \(pointer.version)")
+        }
         try trust.persist(links, for: remote)
         let result: Update
         switch verdict {

@@ -20,6 +20,12 @@ public struct CatalogVerifier: Sendable {
         case accept(Catalog)
         /// Byte-identical to the accepted catalog: nothing to persist.
         case unchanged(Catalog)
+
+        public var catalog: Catalog {
+            switch self {
+            case let .accept(c), let .unchanged(c): return c
+            }
+        }
     }
 
     public func verify(bytes: Data, signature: Data?, file: String, root: TrustedRoot,

@@ -99,6 +99,7 @@ public final class HTTPClient: @unchecked Sendable {
                           onHead: @escaping (HTTPResponseHead) throws -> Bool,
                           onBody: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Outcome {
         let ctx = TransferContext(url: url, cap: request.maxBodyBytes, stallTimeout: configuration.stallTimeout,
+                                  minimumBytesPerSecond: configuration.minimumBytesPerSecond,
                                   cancellation: cancellation, onHead: onHead, onBody: onBody)
         var lines = request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         if sendToken, let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
@@ -160,6 +161,7 @@ private final class TransferContext {
     let url: String
     let cap: Int64
     let stallTimeout: Double
+    let minimumBytesPerSecond: Double
     let cancellation: CancellationFlag?
     let onHead: (HTTPResponseHead) throws -> Bool
     let onBody: (UnsafeRawBufferPointer) throws -> Void
@@ -175,12 +177,15 @@ private final class TransferContext {
     var received: Int64 = 0
     var lastProgressBytes: Int64 = -1
     var lastProgressTime = DispatchTime.now().uptimeNanoseconds
+    var windowStart = DispatchTime.now().uptimeNanoseconds
+    var windowStartBytes: Int64 = 0
 
-    init(url: String, cap: Int64, stallTimeout: Double, cancellation: CancellationFlag?,
+    init(url: String, cap: Int64, stallTimeout: Double, minimumBytesPerSecond: Double, cancellation: CancellationFlag?,
          onHead: @escaping (HTTPResponseHead) throws -> Bool, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.url = url
         self.cap = cap
         self.stallTimeout = stallTimeout
+        self.minimumBytesPerSecond = minimumBytesPerSecond
         self.cancellation = cancellation
         self.onHead = onHead
         self.onBody = onBody
@@ -242,7 +247,8 @@ private final class TransferContext {
         return true
     }
 
-    /// Returns false to abort: cancelled, or no progress for `stallTimeout`.
+    /// Returns false to abort: cancelled, no byte for `stallTimeout`, or fewer than
+    /// `minimumBytesPerSecond` on average over a `stallTimeout` window.
     func progress(downloaded: Int64) -> Bool {
         if cancellation?.isCancelled == true {
             failure = TransportError.cancelled
@@ -252,11 +258,18 @@ private final class TransferContext {
         if downloaded != lastProgressBytes {
             lastProgressBytes = downloaded
             lastProgressTime = now
-            return true
-        }
-        if Double(now - lastProgressTime) / 1e9 > stallTimeout {
+        } else if Double(now - lastProgressTime) / 1e9 > stallTimeout {
             failure = TransportError.stalled(seconds: stallTimeout)
             return false
+        }
+        let window = Double(now - windowStart) / 1e9
+        if window >= stallTimeout {
+            if Double(downloaded - windowStartBytes) < minimumBytesPerSecond * window {
+                failure = TransportError.stalled(seconds: stallTimeout)
+                return false
+            }
+            windowStart = now
+            windowStartBytes = downloaded
         }
         return true
     }

@@ -88,15 +88,20 @@ public struct HTTPClientConfiguration: Sendable {
     public var connectTimeout: Double = 15
     /// Seconds without a single body byte (or, before the response, without the headers) before giving up.
     public var stallTimeout: Double = 30
+    /// Bytes per second a transfer must average over each `stallTimeout` window, so a server
+    /// trickling a byte now and then cannot hold a client forever (TUF slow retrieval).
+    public var minimumBytesPerSecond: Double = 1024
     /// Redirects the client follows itself (libcurl's automatic following is off).
     public var maxRedirects: Int = 5
     /// A PEM file of CA certificates to trust instead of the system store (for private hosts).
     public var caBundle: String?
     public var userAgent: String = "corpus/1"
 
-    public init(connectTimeout: Double = 15, stallTimeout: Double = 30, maxRedirects: Int = 5, caBundle: String? = nil) {
+    public init(connectTimeout: Double = 15, stallTimeout: Double = 30, minimumBytesPerSecond: Double = 1024,
+                maxRedirects: Int = 5, caBundle: String? = nil) {
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
+        self.minimumBytesPerSecond = minimumBytesPerSecond
         self.maxRedirects = maxRedirects
         self.caBundle = caBundle
     }

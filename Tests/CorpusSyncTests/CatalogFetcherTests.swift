@@ -98,6 +98,19 @@ import Testing
         await env.expectRefusal(.catalogConflict(version: 1)) { try await env.fetcher().refresh(replay) }
     }
 
+    @Test func pointerNamingAnotherVersionThanTheSignedCatalogIsRefused() async throws {
+        let env = try SyncTestEnvironment()
+        try env.tree.publish(version: 2)
+        // catalogs/3.json holds the signed version 2.
+        try FileManager.default.copyItem(atPath: env.tree.root + "/catalogs/2.json", toPath: env.tree.root + "/catalogs/3.json")
+        try FileManager.default.copyItem(atPath: env.tree.root + "/catalogs/2.json.minisig", toPath: env.tree.root + "/catalogs/3.json.minisig")
+        try env.tree.pointTo(version: 3)
+        let remote = try env.remote(try env.server())
+        await env.expectRefusal(.catalogMismatch(reason: "catalogs/3.json holds version 2, the pointer says 3")) {
+            try await env.fetcher().refresh(remote)
+        }
+    }
+
     @Test func expiredCatalogIsRefusedSayingWhen() async throws {
         let env = try SyncTestEnvironment()
         let expiry = Date().addingTimeInterval(-3600)

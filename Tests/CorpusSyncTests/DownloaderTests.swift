@@ -182,6 +182,16 @@ import Testing
         #expect(last.headers["if-range"] == nil) // validators belong to the URL that issued them
     }
 
+    @Test func tricklingBelowTheMinimumSpeedCountsAsAStallAndFailsOver() async throws {
+        let env = try SyncTestEnvironment(stallTimeout: 0.4)
+        // 200 bytes/s: never silent for long, but far below the 1 KiB/s floor.
+        let slow = try env.server { _ in .trickle(bytes: 10, pause: 0.05) }
+        let good = try env.server()
+        let done = try await env.downloader.download(env.tree.bundleRef, from: [origin(slow), mirror(good)])
+        expectComplete(env, done)
+        #expect(bundleRequests(env, slow).count == 2 && bundleRequests(env, good).count == 1)
+    }
+
     @Test func tricklingSourceStillCompletes() async throws {
         let env = try SyncTestEnvironment(stallTimeout: 2, bundleSize: 40_000)
         let server = try env.server { _ in .trickle(bytes: 8000, pause: 0.02) }
