@@ -1,0 +1,154 @@
+import CorpusFormat
+import Foundation
+
+/// Fetches a remote's catalog, verifies it with `CatalogVerifier`, and only then persists it.
+///
+/// Sequence per source (origin first, then mirrors): conditional GET of `catalog.json`
+/// (a 304 ends here: one request), GET of the catalog it points at and its `.minisig`, then the
+/// root chain: `keys/root-<n+1>.json` for every n from the newest trusted root until a 404, each
+/// verified by the root before it. A catalog signed by anything but the newest root is refused.
+/// Nothing is written until every check passed; then the new chain links, the catalog and its
+/// signature, and last the pointer's validators are written, each atomically.
+public struct CatalogFetcher: Sendable {
+    public let home: HomeLayout
+    public let client: HTTPClient
+    public var retry: RetryPolicy
+    /// The clock expiry is checked against.
+    public var now: @Sendable () -> Date
+
+    public static let maxPointerBytes: Int64 = 64 * 1024
+    public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024
+    public static let maxSignatureBytes: Int64 = 16 * 1024
+    public static let maxRootDocumentBytes: Int64 = 64 * 1024
+
+    public init(home: HomeLayout, client: HTTPClient, retry: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.home = home
+        self.client = client
+        self.retry = retry
+        self.now = now
+    }
+
+    public enum Update: Sendable {
+        /// The server had nothing new (304, or the same signed bytes); the accepted catalog stands.
+        case unchanged(Catalog)
+        /// A newer catalog was verified and persisted.
+        case updated(Catalog, previousVersion: Int?)
+
+        public var catalog: Catalog {
+            switch self {
+            case let .unchanged(c), let .updated(c, _): return c
+            }
+        }
+    }
+
+    /// Brings `remote`'s accepted catalog up to date, or throws the refusal that stopped it.
+    public func refresh(_ remote: Remote) async throws -> Update {
+        try Identifier.validate(remote.name, what: "remote name")
+        var firstRefusal: SyncError?
+        var lastTransport: TransportError?
+        var attempts = 0
+        var allNotFound = true
+        for source in remote.sources {
+            for attempt in 1...retry.attemptsPerSource {
+                attempts += 1
+                do {
+                    return try await refresh(remote, from: source)
+                } catch let e as TransportError {
+                    if e == .cancelled { throw SyncError.cancelled }
+                    lastTransport = e
+                    if e != .httpStatus(code: 404) { allNotFound = false }
+                    guard e.isTransient, attempt < retry.attemptsPerSource else { break }
+                    try await retry.sleep(afterAttempt: attempt)
+                } catch let e as SyncError {
+                    // Local failures stop everything; a refusal from one source may not hold for the next.
+                    guard e.category == .verification else { throw e }
+                    allNotFound = false
+                    if firstRefusal == nil { firstRefusal = e }
+                    break
+                }
+            }
+        }
+        if let firstRefusal { throw firstRefusal }
+        if allNotFound { throw SyncError.notFound(file: TreeLayout.pointer) }
+        throw SyncError.network(after: attempts, last: lastTransport ?? .network(reason: "no sources"))
+    }
+
+    private func refresh(_ remote: Remote, from source: Source) async throws -> Update {
+        let state = CatalogState(home: home)
+        let trust = TrustStore(home: home)
+        let accepted = try state.accepted(remote.name)
+
+        // 1. The pointer, conditionally when we hold a catalog and validators from this very URL.
+        let pointerURL = source.url(for: TreeLayout.pointer)
+        var headers: [String: String] = [:]
+        if accepted != nil, let fetch = state.fetchState(remote.name), fetch.url == pointerURL {
+            if let etag = fetch.etag { headers["If-None-Match"] = etag }
+            if let lm = fetch.lastModified { headers["If-Modified-Since"] = lm }
+        }
+        let pointerResponse = try await client.get(HTTPRequest(url: pointerURL, headers: headers, maxBodyBytes: Self.maxPointerBytes),
+                                                   allowNotModified: !headers.isEmpty)
+        if pointerResponse.head.status == 304, let accepted {
+            // Nothing new, but a frozen server must not keep an expired catalog alive.
+            if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }
+            return .unchanged(accepted.catalog)
+        }
+        let pointer: CatalogPointer
+        do {
+            pointer = try CanonicalJSON.decode(CatalogPointer.self, from: pointerResponse.body, what: TreeLayout.pointer)
+            try Identifier.validate(pointer.id, what: "catalog id")
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+        guard TreePath.isSafe(pointer.path) else {
+            throw SyncError.malformed(what: TreeLayout.pointer, reason: "unsafe catalog path \(pointer.path.debugDescription)")
+        }
+
+        // 2. The catalog and its signature, as bytes; a missing signature is a refusal, not a pass.
+        let catalogBytes = try await client.get(HTTPRequest(url: source.url(for: pointer.path), maxBodyBytes: Self.maxCatalogBytes)).body
+        let signatureBytes = try await optional(source.url(for: pointer.path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes)
+
+        // 3. The root chain, from the newest trusted root forward until the tree has no newer one.
+        var root = try trust.currentRoot(for: remote)
+        var links: [VerifiedRootDocument] = []
+        for _ in 0..<TrustStore.maxChainLength {
+            let path = TreeLayout.rootKeyPath(version: root.version + 1)
+            guard let json = try await optional(source.url(for: path), cap: Self.maxRootDocumentBytes) else { break }
+            guard let sig = try await optional(source.url(for: path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes) else {
+                throw SyncError.signatureMissing(file: path)
+            }
+            let link = try TrustStore.verifyLink(json: json, signature: sig, previous: root, file: path)
+            links.append(link)
+            root = link.root
+        }
+
+        // 4. Decide, then persist.
+        let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
+                                                             root: root, expectedID: pointer.id, accepted: accepted)
+        guard verdict.catalog.version == pointer.version else {
+            throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(verdict.catalog.version), the pointer says \(pointer.version)")
+        }
+        try trust.persist(links, for: remote)
+        let result: Update
+        switch verdict {
+        case let .unchanged(catalog):
+            result = .unchanged(catalog)
+        case let .accept(catalog):
+            try state.persist(AcceptedCatalog(catalog: catalog, bytes: catalogBytes, signature: signatureBytes ?? Data()), remote: remote.name)
+            result = .updated(catalog, previousVersion: accepted?.catalog.version)
+        }
+        let head = pointerResponse.head
+        if head.etag != nil || head.lastModified != nil {
+            try state.persist(FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified), remote: remote.name)
+        }
+        return result
+    }
+
+    /// GETs a small file; nil when the server says 404 (a missing file is a state, not a failure).
+    private func optional(_ url: String, cap: Int64) async throws -> Data? {
+        do {
+            return try await client.get(HTTPRequest(url: url, maxBodyBytes: cap)).body
+        } catch TransportError.httpStatus(code: 404) {
+            return nil
+        }
+    }
+}

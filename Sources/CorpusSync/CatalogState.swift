@@ -1,0 +1,59 @@
+import CorpusFormat
+import Foundation
+
+/// The catalog a remote's client accepted last, exactly as signed.
+public struct AcceptedCatalog: Sendable {
+    public var catalog: Catalog
+    public var bytes: Data
+    public var signature: Data
+}
+
+/// The validators of the last pointer fetched, for a conditional GET (`state/<remote>/fetch.json`).
+public struct FetchState: Codable, Sendable, Equatable {
+    /// The pointer URL these validators belong to; they are sent only to that URL.
+    public var url: String
+    public var etag: String?
+    public var lastModified: String?
+
+    enum CodingKeys: String, CodingKey {
+        case url, etag
+        case lastModified = "last_modified"
+    }
+}
+
+/// Reads and writes `HOME/state/<remote>/`: the accepted catalog and the pointer's validators.
+public struct CatalogState: Sendable {
+    public let home: HomeLayout
+
+    public init(home: HomeLayout) { self.home = home }
+
+    /// The highest catalog accepted for `remote`, or nil before the first fetch. Its bytes were
+    /// verified before they were written; they are parsed, not re-verified.
+    public func accepted(_ remote: String) throws -> AcceptedCatalog? {
+        guard let bytes = FileManager.default.contents(atPath: home.acceptedCatalog(remote)) else { return nil }
+        let sig = FileManager.default.contents(atPath: home.acceptedCatalogSignature(remote)) ?? Data()
+        do {
+            return AcceptedCatalog(catalog: try Catalog.decode(bytes), bytes: bytes, signature: sig)
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+    }
+
+    public func fetchState(_ remote: String) -> FetchState? {
+        guard let data = FileManager.default.contents(atPath: home.fetchState(remote)) else { return nil }
+        return try? JSONDecoder().decode(FetchState.self, from: data)
+    }
+
+    /// Persists an accepted catalog: signature, then catalog, each atomically. A crash in between
+    /// leaves the previous catalog in place, which keeps its (lower) rollback floor.
+    public func persist(_ accepted: AcceptedCatalog, remote: String) throws {
+        try FileIO.createDirectory(home.state(remote))
+        try FileIO.writeAtomically(accepted.signature, to: home.acceptedCatalogSignature(remote))
+        try FileIO.writeAtomically(accepted.bytes, to: home.acceptedCatalog(remote))
+    }
+
+    public func persist(_ fetch: FetchState, remote: String) throws {
+        try FileIO.createDirectory(home.state(remote))
+        try FileIO.writeAtomically(try CanonicalJSON.encode(fetch), to: home.fetchState(remote))
+    }
+}

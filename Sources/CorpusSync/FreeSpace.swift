@@ -1,0 +1,35 @@
+import CorpusFormat
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Free space on a folder's volume. The corresponding C function is `statvfs`.
+enum FreeSpace {
+    /// Bytes an unprivileged process may still write on the volume holding `path`.
+    static func available(at path: String) throws -> Int64 {
+        var st = statvfs()
+        let rc = SystemCallRetry.retrying { statvfs(path, &st) }
+        guard rc == 0 else { throw SyncError.io(operation: "statvfs", path: path, errno: errno) }
+        return Int64(st.f_bavail) * Int64(st.f_frsize)
+    }
+
+    /// Throws `insufficientSpace` unless `needed` bytes (plus a small margin for the file system) fit.
+    static func require(_ needed: Int64, at path: String, margin: Int64 = 1 << 20) throws {
+        let available = try available(at: path)
+        guard available >= needed + margin else {
+            throw SyncError.insufficientSpace(path: path, needed: needed, available: available)
+        }
+    }
+}
+
+enum SystemCallRetry {
+    /// Repeats a syscall interrupted by a signal (EINTR).
+    static func retrying(_ call: () -> Int32) -> Int32 {
+        while true {
+            let rc = call()
+            if rc == -1 && errno == EINTR { continue }
+            return rc
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import CorpusFormat
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a partial download came from, so a resume can send `If-Range` to the same URL.
+struct PartialMeta: Codable, Equatable {
+    var url: String
+    var etag: String?
+    var lastModified: String?
+
+    enum CodingKeys: String, CodingKey {
+        case url, etag
+        case lastModified = "last_modified"
+    }
+
+    /// `If-Range` needs a strong validator (RFC 9110 §13.1.5): a strong ETag, else Last-Modified.
+    var ifRange: String? {
+        if let etag, !etag.hasPrefix("W/") { return etag }
+        return lastModified
+    }
+}
+
+/// `downloads/<sha256>.part` open for appending, hashed as it grows.
+///
+/// Owns the file descriptor (closed in deinit). Opening hashes the bytes already there, so a
+/// resumed download ends with the digest of the whole file without reading it twice.
+final class PartialDownload {
+    let path: String
+    let metaPath: String
+    private let fd: Int32
+    private var digest = Digest(.sha256)
+    private(set) var size: Int64 = 0
+
+    init(path: String, metaPath: String) throws {
+        self.path = path
+        self.metaPath = metaPath
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SyncError.io(operation: "open", path: path, errno: errno) }
+        self.fd = fd
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw SyncError.io(operation: "read", path: path, errno: errno) }
+            if n == 0 { break }
+            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
+            size += Int64(n)
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Empties the file and the digest (the server sent the whole file, or the partial is unusable).
+    func restart() throws {
+        guard ftruncate(fd, 0) == 0 else { throw SyncError.io(operation: "truncate", path: path, errno: errno) }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw SyncError.io(operation: "seek", path: path, errno: errno) }
+        digest = Digest(.sha256)
+        size = 0
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        do { try FileIO.writeAll(fd, bytes, path: path) } catch let e as FormatError { throw SyncError.from(e) }
+        digest.update(bytes)
+        size += Int64(bytes.count)
+    }
+
+    /// fsyncs and returns the hex SHA-256 of everything written; the object is done afterwards.
+    func finish() throws -> String {
+        guard fsync(fd) == 0 else { throw SyncError.io(operation: "fsync", path: path, errno: errno) }
+        return Hex.encode(digest.finalize())
+    }
+
+    func saveMeta(_ meta: PartialMeta) throws {
+        do { try FileIO.writeAtomically(try CanonicalJSON.encode(meta), to: metaPath) } catch let e as FormatError { throw SyncError.from(e) }
+    }
+
+    static func loadMeta(_ path: String) -> PartialMeta? {
+        FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(PartialMeta.self, from: $0) }
+    }
+
+    /// Removes the partial and its metadata.
+    static func discard(path: String, metaPath: String) {
+        unlink(path)
+        unlink(metaPath)
+    }
+}
+
+@available(*, unavailable)
+extension PartialDownload: Sendable {}

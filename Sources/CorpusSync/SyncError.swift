@@ -1,0 +1,97 @@
+import CorpusFormat
+import Foundation
+
+/// Everything the client library refuses or fails at, one case per security refusal
+/// (design.md section 5 maps the `category` to exit codes).
+///
+/// No case carries a token or key material.
+public enum SyncError: Error, Equatable, Sendable {
+    // Signatures and trust (exit 3).
+    case signatureMissing(file: String)
+    case signatureInvalid(what: String)
+    /// Signed by a key that is not the newest root this client accepted for the remote.
+    case untrustedKey(keyID: String)
+    /// The signed catalog is older than the highest version already accepted.
+    case rollback(from: Int, to: Int)
+    /// The same catalog version was re-signed with different content.
+    case catalogConflict(version: Int)
+    /// The catalog's expiry (a `Timestamp` string) has passed.
+    case expired(at: String)
+    /// A signed document says something inconsistent with what was asked for.
+    case catalogMismatch(reason: String)
+    /// A signed or fetched document could not be used (fishy ids, bad JSON, bad paths).
+    case malformed(what: String, reason: String)
+
+    // Content (exit 3); the partial download is already discarded when these are thrown.
+    case hashMismatch(file: String, expected: String, actual: String)
+    case sizeExceeded(file: String, limit: Int64)
+    case sizeMismatch(file: String, expected: Int64, actual: Int64)
+
+    // Network (exit 5): every source and retry failed; `last` is the last transport failure.
+    case network(after: Int, last: TransportError)
+    /// Every source answered 404 (exit 6).
+    case notFound(file: String)
+
+    // Local (exit 7).
+    case insufficientSpace(path: String, needed: Int64, available: Int64)
+    case io(operation: String, path: String, errno: Int32)
+
+    case cancelled
+
+    public enum Category: Sendable {
+        case verification, network, notFound, localIO, cancelled
+    }
+
+    public var category: Category {
+        switch self {
+        case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .catalogConflict, .expired, .catalogMismatch,
+             .malformed, .hashMismatch, .sizeExceeded, .sizeMismatch:
+            return .verification
+        case .network: return .network
+        case .notFound: return .notFound
+        case .insufficientSpace, .io: return .localIO
+        case .cancelled: return .cancelled
+        }
+    }
+
+    /// Maps a format-layer refusal to the client's own case, keeping its precise meaning.
+    static func from(_ error: FormatError) -> SyncError {
+        switch error {
+        case let .signatureMissing(file): return .signatureMissing(file: file)
+        case let .signatureInvalid(what): return .signatureInvalid(what: what)
+        case let .keyIDMismatch(_, actual): return .untrustedKey(keyID: actual)
+        case let .untrustedKey(keyID): return .untrustedKey(keyID: keyID)
+        case let .malformed(what, reason), let .unsupported(what, reason): return .malformed(what: what, reason: reason)
+        case let .hashMismatch(member, expected, actual): return .hashMismatch(file: member, expected: expected, actual: actual)
+        case let .sizeMismatch(member, expected, actual): return .sizeMismatch(file: member, expected: expected, actual: actual)
+        case let .sizeExceeded(member, limit): return .sizeExceeded(file: member, limit: limit)
+        case let .io(operation, path, code): return .io(operation: operation, path: path, errno: code)
+        default: return .malformed(what: "input", reason: error.description)
+        }
+    }
+}
+
+extension SyncError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case let .signatureMissing(file): return "\(file) has no signature"
+        case let .signatureInvalid(what): return "the signature of \(what) does not verify"
+        case let .untrustedKey(keyID): return "signed by key \(keyID), which is not the trusted root key"
+        case let .rollback(from, to): return "the server offers catalog version \(to), older than version \(from) already accepted"
+        case let .catalogConflict(version): return "catalog version \(version) was re-signed with different content"
+        case let .expired(at): return "the catalog expired at \(at)"
+        case let .catalogMismatch(reason): return "the catalog does not match: \(reason)"
+        case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
+        case let .hashMismatch(file, expected, actual): return "\(file): SHA-256 is \(actual), the signed catalog says \(expected)"
+        case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
+        case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"
+        case let .network(after, last): return "unavailable after \(after) attempt\(after == 1 ? "" : "s"): \(last)"
+        case let .notFound(file): return "\(file) was not found on any source"
+        case let .insufficientSpace(path, needed, available):
+            return "not enough free space in \(path): \(needed) bytes needed, \(available) available"
+        case let .io(operation, path, code): return "\(operation) \(path): \(String(cString: strerror(code)))"
+        case .cancelled: return "cancelled"
+        }
+    }
+    public var errorDescription: String? { description }
+}

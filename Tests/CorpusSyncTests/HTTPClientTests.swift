@@ -1,0 +1,148 @@
+import CorpusFormat
+import CorpusTestSupport
+import Foundation
+import Testing
+@testable import CorpusSync
+
+@Suite struct HTTPClientTests {
+    @Test func conditionalGetReturns304WithoutBody() async throws {
+        let env = try SyncTestEnvironment()
+        let server = try env.server()
+        let first = try await env.client.get(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: 4096))
+        #expect(first.head.status == 200 && !first.body.isEmpty)
+        let etag = try #require(first.head.etag)
+        let second = try await env.client.get(HTTPRequest(url: server.baseURL + "/catalog.json", headers: ["If-None-Match": etag], maxBodyBytes: 4096),
+                                              allowNotModified: true)
+        #expect(second.head.status == 304 && second.body.isEmpty)
+        #expect(server.requests.last?.headers["if-none-match"] == etag)
+    }
+
+    @Test func statusOtherThan200IsTyped() async throws {
+        let env = try SyncTestEnvironment()
+        let server = try env.server { _ in .status(503) }
+        await #expect(throws: TransportError.httpStatus(code: 503)) {
+            try await env.client.get(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: 4096))
+        }
+    }
+
+    @Test func bodyCapStopsAtLimitPlusOne() async throws {
+        let env = try SyncTestEnvironment()
+        let server = try env.server { _ in .endless }
+        await #expect(throws: TransportError.tooLarge(limit: 1000)) {
+            try await env.client.get(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: 1000))
+        }
+    }
+
+    @Test func stallIsTyped() async throws {
+        let env = try SyncTestEnvironment(stallTimeout: 0.2)
+        let server = try env.server { _ in .stallAfter(bytes: 10) }
+        await #expect(throws: TransportError.stalled(seconds: 0.2)) {
+            try await env.client.get(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: 4096))
+        }
+    }
+
+    @Test func redirectLoopIsCutAfterFiveHops() async throws {
+        let env = try SyncTestEnvironment()
+        let box = Box()
+        let server = try env.server { _ in .redirect(base: box.value) }
+        box.value = server.baseURL
+        await #expect(throws: TransportError.redirectRefused(reason: "more than 5 redirects")) {
+            try await env.client.get(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: 4096))
+        }
+        #expect(server.requestCount == 6)
+    }
+
+    @Test func requestDescriptionNeverShowsTheToken() {
+        let r = HTTPRequest(url: "https://example.invalid/x", headers: ["Authorization": "Bearer smuggled"], bearerToken: "s3cret", maxBodyBytes: 1)
+        #expect(!r.description.contains("s3cret") && r.headers.isEmpty)
+    }
+
+    @Test(.enabled(if: NginxTLSFront.isAvailable))
+    func httpsWorksWithVerificationOnAndRefusesADowngradeRedirect() async throws {
+        let env = try SyncTestEnvironment()
+        let plain = try env.server()
+        let front = try NginxTLSFront(root: env.tree.root, downgradeTo: plain.baseURL)
+        let trusting = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2, caBundle: front.certificate))
+
+        let ok = try await trusting.get(HTTPRequest(url: front.baseURL + "/catalog.json", maxBodyBytes: 4096))
+        #expect(ok.body == FileManager.default.contents(atPath: env.tree.root + "/catalog.json"))
+
+        // Verification is on: the same server with the system CA store is refused.
+        await #expect(throws: TransportError.self) { try await env.client.get(HTTPRequest(url: front.baseURL + "/catalog.json", maxBodyBytes: 4096)) }
+
+        await #expect(throws: TransportError.redirectRefused(reason: "https to http downgrade")) {
+            try await trusting.get(HTTPRequest(url: front.baseURL + "/downgrade/catalog.json", bearerToken: "s3cret-token", maxBodyBytes: 4096))
+        }
+        #expect(plain.requestCount == 0) // the token never travelled in clear text
+
+        // The downloader reports the refusal after trying, and the home is unchanged.
+        let downloader = Downloader(home: env.home, client: trusting, retry: env.retry)
+        await env.expectRefusal(.network(after: 1, last: .redirectRefused(reason: "https to http downgrade"))) {
+            try await downloader.download(env.tree.bundleRef, from: [Source(baseURL: front.baseURL + "/downgrade", isOrigin: true)], token: "s3cret-token")
+        }
+        #expect(plain.requestCount == 0)
+        withExtendedLifetime(front) {}
+    }
+}
+
+/// A string set after the server that reads it was created (its own URL).
+private final class Box: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _value = ""
+    var value: String {
+        get { lock.withLock { _value } }
+        set { lock.withLock { _value = newValue } }
+    }
+}
+
+@Suite struct HTTPParsingTests {
+    @Test(arguments: [
+        ("bytes 0-99/100", ContentRange(first: 0, last: 99, total: 100)),
+        ("bytes 5-9/*", ContentRange(first: 5, last: 9, total: nil)),
+        ("  bytes 100-199/1000 ", ContentRange(first: 100, last: 199, total: 1000)),
+        ("bytes 9-5/100", nil),
+        ("bytes 0-99/50", nil),
+        ("bytes -5-9/100", nil),
+        ("items 0-9/10", nil),
+        ("bytes 0-9", nil),
+        ("bytes */100", nil),
+    ] as [(String, ContentRange?)])
+    func contentRange(header: String, expected: ContentRange?) {
+        #expect(ContentRange(header: header) == expected)
+    }
+
+    @Test(arguments: [
+        ("http://a:1/x", "http://a:1/y", nil),
+        ("http://a/x", "https://a/x", nil),
+        ("https://a/x", "https://b:8443/x", nil),
+        ("https://a/x", "http://a/x", "https to http downgrade"),
+        ("https://a/x", "HTTP://a/x", "https to http downgrade"),
+        ("http://a/x", "ftp://a/x", "redirect to a ftp URL"),
+        ("http://a/x", "file:///etc/passwd", "cannot parse the redirect target"),
+    ] as [(String, String, String?)])
+    func redirectPolicy(from: String, to: String, refusal: String?) {
+        do {
+            _ = try RedirectPolicy.check(from: from, to: to)
+            #expect(refusal == nil)
+        } catch {
+            #expect(error == .redirectRefused(reason: refusal ?? "(allowed)"))
+        }
+    }
+
+    @Test(arguments: [
+        ("http://a/x", "http://a:80/y", true),
+        ("http://a/x", "http://A/y", true),
+        ("https://a/x", "https://a:443/y", true),
+        ("http://a/x", "http://a:8080/y", false),
+        ("http://a/x", "https://a/y", false),
+        ("http://a/x", "http://b/y", false),
+    ] as [(String, String, Bool)])
+    func tokenOrigin(a: String, b: String, same: Bool) {
+        #expect((RedirectPolicy.origin(of: a) == RedirectPolicy.origin(of: b)) == same)
+    }
+
+    @Test func backoffDoublesUpToTheCap() {
+        let p = RetryPolicy(attemptsPerSource: 5, initialBackoff: 0.5, maxBackoff: 3)
+        #expect((1...5).map { p.backoff(afterAttempt: $0) } == [0.5, 1, 2, 3, 3])
+    }
+}

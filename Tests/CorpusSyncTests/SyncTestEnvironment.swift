@@ -1,0 +1,60 @@
+import Testing
+import CorpusFormat
+import CorpusTestSupport
+import Foundation
+@testable import CorpusSync
+
+/// A client home, a published tree and loopback servers for one test; timeouts are short so
+/// failure paths finish quickly, and nothing asserts on elapsed time.
+final class SyncTestEnvironment: @unchecked Sendable {
+    let homeDir = TempDirectory("home")
+    let home: HomeLayout
+    let tree: StaticTreeFixture
+    let client: HTTPClient
+    let retry = RetryPolicy(attemptsPerSource: 2, initialBackoff: 0.01, maxBackoff: 0.05)
+    private var servers: [MisbehavingServer] = []
+
+    init(stallTimeout: Double = 0.5, bundleSize: Int = 300_000) throws {
+        home = HomeLayout(root: homeDir.path)
+        try home.createFolders()
+        tree = try StaticTreeFixture(bundleSize: bundleSize)
+        client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: stallTimeout))
+    }
+
+    deinit { servers.forEach { $0.stop() } }
+
+    /// A server for the fixture's tree (or another folder), stopped when the environment goes.
+    func server(root: String? = nil, _ behavior: @escaping @Sendable (MisbehavingServer.Request) -> MisbehavingServer.Behavior = { _ in .normal }) throws -> MisbehavingServer {
+        let s = try MisbehavingServer(root: root ?? tree.root, behavior: behavior)
+        servers.append(s)
+        return s
+    }
+
+    func remote(_ origin: MisbehavingServer, mirrors: [MisbehavingServer] = []) throws -> Remote {
+        try Remote(name: "main", url: origin.baseURL, mirrors: mirrors.map(\.baseURL), rootKey: tree.pinnedKey)
+    }
+
+    func fetcher(now: Date = Date()) -> CatalogFetcher {
+        CatalogFetcher(home: home, client: client, retry: retry, now: { now })
+    }
+
+    var downloader: Downloader { Downloader(home: home, client: client, retry: retry) }
+
+    var snapshot: DirectorySnapshot { DirectorySnapshot(home.root) }
+
+    /// Runs `body`, expecting exactly `expected`, and checks the home folder did not change.
+    func expectRefusal<T>(_ expected: SyncError, sourceLocation: SourceLocation = #_sourceLocation,
+                          _ body: () async throws -> T) async {
+        let before = snapshot
+        do {
+            _ = try await body()
+            Issue.record("expected \(expected), but it succeeded", sourceLocation: sourceLocation)
+        } catch let e as SyncError {
+            #expect(e == expected, sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+        }
+        let after = snapshot
+        #expect(after == before, "home changed:\n\(before)\n---\n\(after)", sourceLocation: sourceLocation)
+    }
+}
