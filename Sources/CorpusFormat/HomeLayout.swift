@@ -32,10 +32,14 @@ public struct HomeLayout: Sendable, Hashable {
     public static let localRemote = "local"
 
     public var config: String { "\(root)/config.json" }
-    public var tokenFile: String { "\(root)/token" }
-    public func trustDirectory(remote: String) -> String { "\(root)/trust/\(remote)" }
-    public func stateDirectory(remote: String) -> String { "\(root)/state/\(remote)" }
+    public var token: String { "\(root)/token" }
+    public func trust(_ remote: String) -> String { "\(root)/trust/\(remote)" }
+    public func state(_ remote: String) -> String { "\(root)/state/\(remote)" }
+    public func acceptedCatalog(_ remote: String) -> String { "\(state(remote))/catalog.json" }
+    public func acceptedCatalogSignature(_ remote: String) -> String { acceptedCatalog(remote) + TreeLayout.signatureSuffix }
+    public func fetchState(_ remote: String) -> String { "\(state(remote))/fetch.json" }
     public var corpora: String { "\(root)/corpora" }
+    public func corpora(_ remote: String) -> String { "\(corpora)/\(remote)" }
     public func corpusDirectory(remote: String, id: String) -> String { "\(corpora)/\(remote)/\(id)" }
     public func versionsDirectory(remote: String, id: String) -> String { "\(corpusDirectory(remote: remote, id: id))/versions" }
     public func versionDirectory(remote: String, id: String, version: String) -> String {
@@ -45,6 +49,18 @@ public struct HomeLayout: Sendable, Hashable {
     public var downloads: String { "\(root)/downloads" }
     public var staging: String { "\(root)/staging" }
     public var locks: String { "\(root)/locks" }
+
+    /// `downloads/<sha256>.part`: a resumable partial download.
+    public func partial(sha256: String) -> String { "\(downloads)/\(sha256).part" }
+    /// `downloads/<sha256>.part.json`: where the partial came from and its validator, for `If-Range`.
+    public func partialMeta(sha256: String) -> String { partial(sha256: sha256) + ".json" }
+
+    /// Creates the fixed folders (not per-remote ones). Idempotent.
+    public func createFolders() throws {
+        for dir in [root, downloads, staging, locks, "\(root)/trust", "\(root)/state", corpora] {
+            try FileIO.createDirectory(dir)
+        }
+    }
     public func lockFile(_ name: String) -> String { "\(locks)/\(name).lock" }
 
     /// Every (remote, id) with a `current` link, sorted.
