@@ -9,6 +9,8 @@ public enum CorpusdCommand {
                         options: [.value("--out", "folder for the key pair"), .value("--name", "file name stem (default: corpus)"),
                                   .flag("--force", "overwrite an existing key pair")],
                         required: ["--out"]),
+            ServeCommand.spec,
+            TokenCommand.issueSpec,
         ],
         globals: [.flag("--help", short: "-h", "show this help"), .flag("--json", "print results as JSON"),
                   .flag("--quiet", short: "-q", "print only errors")])
@@ -25,6 +27,8 @@ public enum CorpusdCommand {
             let cmd = try parser.parse(args)
             switch cmd.spec.path {
             case ["keygen"]: try keygen(cmd, console)
+            case ["serve"]: try await ServeCommand.run(cmd, console)
+            case ["token", "issue"]: try TokenCommand.issue(cmd, console)
             default: throw UsageError.unknownCommand(cmd.spec.name)
             }
             return 0

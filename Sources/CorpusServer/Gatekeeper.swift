@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import CorpusFormat
+
+/// Decides whether a request for a bundle may proceed: the one place entitlement rules live,
+/// shared by direct downloads and the `/_auth` endpoint nginx asks.
+///
+/// - Catalog, keys, index and bundles of free corpora are public.
+/// - A bundle of an `entitled` corpus needs `Authorization: Bearer TOKEN` that verifies against
+///   the pinned entitlement key (401 otherwise), names this catalog as audience and covers the
+///   corpus by id or by its catalog tier (403 otherwise).
+/// - Without a pinned entitlement key no entitled bundle is ever served (403): failing closed.
+final class Gatekeeper: Sendable {
+    enum Decision: Equatable, Sendable {
+        /// Not a gated resource.
+        case open
+        /// A gated resource and a token that grants it.
+        case granted
+        /// A bundle no catalog lists.
+        case unlisted
+        /// 401: no usable token.
+        case unauthenticated(EntitlementTokenError)
+        /// 403: a usable token that does not grant this, or no key to check tokens with.
+        case forbidden(String)
+    }
+
+    private let verifier: EntitlementVerifier?
+    private let index: CatalogIndex
+    /// Tokens whose signature already verified, by their text: Ed25519 verification costs far more
+    /// than serving a small file. Lifetime and audience are still checked on every request.
+    private let verified = Mutex([String: EntitlementClaims]())
+    static let cacheLimit = 4096
+
+    init(verifier: EntitlementVerifier?, index: CatalogIndex) {
+        self.verifier = verifier
+        self.index = index
+    }
+
+    /// The decision for a tree path (decoded segments) and the request's Authorization header.
+    func decide(_ segments: [String], authorization: String?, now: Date = Date()) -> Decision {
+        guard segments.count == 2, segments[0] == "bundles" else { return .open }
+        let snapshot = index.current()
+        guard let owners = snapshot.owners(ofBundle: segments.joined(separator: "/")) else { return .unlisted }
+        let gated = owners.filter { $0.access == .entitled }
+        if gated.isEmpty { return .open }
+        guard let verifier else { return .forbidden("this server has no entitlement key, so it serves no entitled bundles") }
+        guard let token = Self.bearer(authorization) else {
+            return .unauthenticated(.malformed(reason: authorization == nil ? "no bearer token was sent" : "the Authorization header is not a Bearer token"))
+        }
+        let claims: EntitlementClaims
+        do {
+            claims = try cachedClaims(token, verifier)
+            try verifier.check(claims, audience: snapshot.catalogID ?? "", now: now)
+        } catch let e {
+            return e.isInvalidToken ? .unauthenticated(e) : .forbidden(e.description)
+        }
+        guard gated.contains(where: { claims.covers(corpus: $0.corpus, tier: $0.tier) }) else {
+            return .forbidden(EntitlementTokenError.notCovered(corpus: gated[0].corpus).description)
+        }
+        return .granted
+    }
+
+    private func cachedClaims(_ token: String, _ verifier: EntitlementVerifier) throws(EntitlementTokenError) -> EntitlementClaims {
+        if let hit = verified.withLock({ $0[token] }) { return hit }
+        let claims = try verifier.signedClaims(token)
+        verified.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[token] = claims
+        }
+        return claims
+    }
+
+    /// The token of `Authorization: Bearer TOKEN` (scheme case-insensitive, RFC 6750 §2.1).
+    static func bearer(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
+        let token = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty || token.contains(" ") ? nil : token
+    }
+}
