@@ -1,8 +1,8 @@
+import Foundation
+
 /// One line of the access log. It holds the method and the path without its query (where a
 /// careless client might put a credential), and never any request header: the Authorization
 /// header and the token in it are never logged.
-import Foundation
-
 public struct AccessLogEntry: Sendable, CustomStringConvertible {
     public let client: String
     public let method: String
