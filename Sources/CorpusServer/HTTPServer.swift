@@ -62,8 +62,11 @@ public final class HTTPServer {
         guard let d = daemon else { return true }
         daemon = nil
         core.stopping.store(true, ordering: .relaxed)
-        // The returned descriptor is our own listen socket; it may be closed only after MHD_stop_daemon.
+        // The returned descriptor is our own listen socket; it may be closed only after MHD_stop_daemon,
+        // but shutting it down now makes the kernel refuse new connections instead of queueing
+        // them in a backlog nobody will accept from.
         _ = MHD_quiesce_daemon(d)
+        _ = shutdown(listenFD, Int32(SHUT_RDWR))
         let deadline = ContinuousClock.now + grace
         while metrics.responsesInFlight > 0 && ContinuousClock.now < deadline { usleep(10_000) }
         let drained = metrics.responsesInFlight == 0
