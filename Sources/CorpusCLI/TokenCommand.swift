@@ -28,8 +28,11 @@ enum TokenCommand {
     static func issue(_ cmd: ParsedCommand, _ console: Console) throws {
         let corpora = list(cmd.value("--corpora")), tiers = list(cmd.value("--tier"))
         guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("--corpora or --tier", command: "token issue") }
-        for id in corpora { try Identifier.validate(id, what: "corpus id") }
-        for t in tiers { try Identifier.validate(t, what: "tier") }
+        for (option, names) in [("--corpora", corpora), ("--tier", tiers)] {
+            for name in names where !Identifier.isValid(name) {
+                throw UsageError.invalidValue(option: option, value: name, expected: "a valid id (1-64 of a-z 0-9 . _ -, starting with a letter or digit)")
+            }
+        }
         let subject = cmd.value("--sub")!
         guard !subject.isEmpty, subject.utf8.count <= 256, !subject.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw UsageError.invalidValue(option: "--sub", value: subject, expected: "1-256 printable characters")
@@ -61,7 +64,7 @@ enum TokenCommand {
     private static func audience(_ cmd: ParsedCommand) throws -> String {
         switch (cmd.value("--aud"), cmd.value("--catalog")) {
         case let (aud?, nil):
-            try Identifier.validate(aud, what: "--aud catalog id")
+            guard Identifier.isValid(aud) else { throw UsageError.invalidValue(option: "--aud", value: aud, expected: "a catalog id") }
             return aud
         case let (nil, dir?):
             let path = "\(dir)/\(TreeLayout.pointer)"
