@@ -1,5 +1,4 @@
 import Foundation
-import Dispatch
 import CorpusFormat
 import CorpusServer
 
@@ -34,9 +33,8 @@ enum ServeCommand {
             throw ErrorReport(code: "not-found", message: "\(root) is not a folder", hint: "give the folder `corpusd publish --out` wrote", exit: .notFound)
         }
 
-        // Signals are taken by a dispatch source, so they must not kill the process first.
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
+        // Catch the signals before any server thread exists; the handler only writes to a pipe.
+        let signals = try TerminationSignals()
         let server: HTTPServer
         do {
             server = try HTTPServer(config)
@@ -51,45 +49,43 @@ enum ServeCommand {
         if config.entitlementKey == nil && !console.quiet && !console.json {
             console.err("note: no --entitlement-pub given; bundles of entitled corpora are refused (403)")
         }
-        let signalName = await waitForTermination()
+        let signalName = await signals.wait()
         if !console.quiet && !console.json { console.err("\(signalName): finishing downloads in flight, then stopping") }
         let drained = server.stop(grace: .seconds(30))
         if !console.quiet && !console.json { console.err(drained ? "stopped" : "stopped (some downloads were cut off after 30 s)") }
     }
+}
 
-    /// Suspends until SIGTERM or SIGINT arrives; returns its name.
-    private static func waitForTermination() async -> String {
-        await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
-            let queue = DispatchQueue(label: "corpusd.signals")
-            let once = OnceFlag()
-            var sources: [DispatchSourceSignal] = []
-            for (sig, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-                let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-                s.setEventHandler { if once.claim() { done.resume(returning: name) } }
-                s.resume()
-                sources.append(s)
+/// SIGTERM and SIGINT, turned into an awaitable event with the self-pipe trick: the handler (which
+/// may run on any thread, libmicrohttpd's included) only writes the signal number to a pipe, and
+/// a plain thread blocked on the pipe resumes the waiting task. Unlike a dispatch signal source,
+/// this does not depend on which threads happen to block the signal.
+private final class TerminationSignals: @unchecked Sendable {
+    nonisolated(unsafe) private static var writeFD: Int32 = -1
+    private let readFD: Int32
+
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw FormatError.io(operation: "pipe", path: "-", errno: errno) }
+        readFD = fds[0]
+        Self.writeFD = fds[1]
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(TerminationSignals.writeFD, &byte, 1)
             }
-            // The sources live as long as the process serves; keep them from being released.
-            SignalSources.keep(sources)
         }
     }
-}
 
-/// Holds the signal sources for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) private static var held: [DispatchSourceSignal] = []
-    static func keep(_ s: [DispatchSourceSignal]) { held = s }
-}
-
-/// True exactly once, from any thread.
-private final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func claim() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if done { return false }
-        done = true
-        return true
+    /// Suspends until SIGTERM or SIGINT arrives; returns its name.
+    func wait() async -> String {
+        await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+            let fd = readFD
+            Thread.detachNewThread {
+                var byte: UInt8 = 0
+                while read(fd, &byte, 1) < 0 && errno == EINTR {}
+                done.resume(returning: Int32(byte) == SIGINT ? "SIGINT" : "SIGTERM")
+            }
+        }
     }
 }

@@ -18,7 +18,8 @@ public struct AccessLogEntry: Sendable, CustomStringConvertible {
     /// `127.0.0.1 "GET /catalog.json" 200 512 0.001s` (plus ` aborted` for incomplete responses).
     public var description: String {
         let time = String(format: "%.6f", seconds)
-        return "\(client) \"\(method) \(path)\" \(status) \(bytes) \(time)s" + (completed ? "" : " aborted")
+        // Status 0: libmicrohttpd refused the request itself (e.g. 431) or the client left first.
+        return "\(client) \"\(method) \(path)\" \(status == 0 ? "-" : String(status)) \(bytes) \(time)s" + (completed ? "" : " aborted")
     }
 
     /// Makes untrusted request text safe for one log line: printable ASCII kept, the rest `%XX`.

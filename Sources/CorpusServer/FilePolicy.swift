@@ -10,9 +10,10 @@ enum FilePolicy {
     static let revalidate = "no-cache"
 
     static func cacheControl(_ segments: [String], gated: Bool) -> String {
+        if gated { return privateImmutable }
         guard segments.count == 2 else { return revalidate }
         switch segments[0] {
-        case "bundles": return gated ? privateImmutable : immutable
+        case "bundles": return immutable
         case "catalogs": return immutable
         case "keys": return segments[1].hasPrefix("root-") ? immutable : revalidate
         default: return revalidate

@@ -38,9 +38,12 @@ final class Gatekeeper: Sendable {
 
     /// The decision for a tree path (decoded segments) and the request's Authorization header.
     func decide(_ segments: [String], authorization: String?, now: Date = Date()) -> Decision {
-        guard segments.count == 2, segments[0] == "bundles" else { return .open }
         let snapshot = index.current()
-        guard let owners = snapshot.owners(ofBundle: segments.joined(separator: "/")) else { return .unlisted }
+        // Any path a catalog names as a bundle is gated by that catalog, wherever it lives; other
+        // files under bundles/ are unlisted; everything else is public.
+        guard let owners = snapshot.owners(ofBundle: segments.joined(separator: "/")) else {
+            return segments.first == "bundles" ? .unlisted : .open
+        }
         let gated = owners.filter { $0.access == .entitled }
         if gated.isEmpty { return .open }
         guard let verifier else { return .forbidden("this server has no entitlement key, so it serves no entitled bundles") }

@@ -45,6 +45,30 @@ import CorpusTestSupport
         #expect(!log.contains(token) && !log.contains(String(token.split(separator: ".")[2])))
     }
 
+    @Test func sigtermLetsACurlDownloadInFlightComplete() throws {
+        let size = 16 << 20
+        let tree = try ServerTestTree(specs: [.init("big", .free, size: size)])
+        let server = try ServerProcess(Self.corpusd, ["serve", tree.root, "--listen", "127.0.0.1:{PORT}"])
+        let out = TempDirectory("curl")
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: try ProcessRunner.which("curl"))
+        // A slow client: about two seconds for the whole file.
+        curl.arguments = ["-s", "--limit-rate", "8M", "-o", out.url("big"), "-w", "%{http_code}", server.url + "/" + tree.bundlePaths["big"]!]
+        let status = Pipe()
+        curl.standardOutput = status
+        try curl.run()
+        defer { if curl.isRunning { curl.terminate() } }
+        // Wait until the download is under way, then ask the server to stop.
+        let deadline = Date().addingTimeInterval(20)
+        while ((try? FileManager.default.attributesOfItem(atPath: out.url("big")))?[.size] as? Int ?? 0) == 0 && Date() < deadline { usleep(20_000) }
+        #expect(server.stop(timeout: 60) == 0)
+        curl.waitUntilExit()
+        #expect(String(decoding: status.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
+        #expect(FileManager.default.contents(atPath: out.url("big")) == tree.bundleBytes["big"])
+        #expect(server.stderr.contains("SIGTERM: finishing downloads in flight"))
+        #expect((try? RawConnection(port: server.port, timeout: 1)) == nil, "still listening after exit")
+    }
+
     @Test func tokenIssueWritesAVerifiableTokenForTheNamedCatalog() throws {
         let tree = try ServerTestTree()
         let keyFile = try tree.entitlementKeyFile()

@@ -83,6 +83,17 @@ import CorpusTestSupport
         #expect(try f.get("/" + path, headers: f.bearer(try f.tree.token(corpora: ["paid-atlas"]))).status == 404)
     }
 
+    @Test func aCatalogCanGateBundlesOutsideTheBundlesFolder() throws {
+        let f = try ServerFixture()
+        try f.tree.dir.write("files/notes.zip", f.tree.bundleBytes["paid-notes"]!)
+        try f.tree.republish { entries in
+            for i in entries.indices where entries[i].id == "paid-notes" { entries[i].bundle.path = "files/notes.zip" }
+        }
+        #expect(f.eventually { (try? f.get("/files/notes.zip").status) == 401 })
+        let r = try f.get("/files/notes.zip", headers: f.bearer(try f.tree.token(corpora: ["paid-notes"])))
+        #expect(r.status == 200 && r.header("Cache-Control") == "private, max-age=31536000, immutable")
+    }
+
     @Test func withoutAnEntitlementKeyEntitledBundlesAreRefused() throws {
         let f = try ServerFixture(pinKey: false)
         let r = try f.get(f.bundle("paid-atlas"), headers: f.bearer(try f.tree.token(corpora: ["paid-atlas"])))
