@@ -5,11 +5,14 @@
 #   1 GiB bundle throughput     corpusd / nginx   goal >= 0.8
 #   gated small bundle req/s    corpusd (valid token, verified) / nginx (un-gated)   goal >= 0.5
 #   corpusd peak RSS (VmHWM)                      goal <= 64 MiB
-# Usage: scripts/bench-server.sh [DURATION_SECONDS]   (work files under .bench/server, reused)
+# Each case runs ROUNDS times, alternating corpusd and nginx, and keeps each server's best run:
+# the CPUs are shared, and the best run is the least disturbed one.
+# Usage: scripts/bench-server.sh [DURATION_SECONDS] [ROUNDS]   (work files under .bench/server, reused)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 DUR=${1:-5}
+ROUNDS=${2:-3}
 WORK=$PWD/.bench/server
 TREE=$WORK/public
 mkdir -p "$WORK" "$TREE/catalogs" "$TREE/bundles" "$TREE/keys"
@@ -65,6 +68,10 @@ open(os.path.join(tree, "catalog.json"), "w").write(json.dumps({"format": 1, "id
 open(os.path.join(tree, "index.html"), "w").write("<!doctype html><title>bench</title>\n")
 for e in entries:
     open(os.path.join(work, e["id"] + ".path"), "w").write(e["bundle"]["path"])
+# The same 4 KiB as the gated bundle, outside bundles/: what nginx serves with no gate at all.
+plain = os.path.join(tree, "plain-4k.bin")
+if not os.path.exists(plain):
+    os.link(os.path.join(work, "small-gated.bin"), plain)
 PY
 SMALL_FREE=/$(cat "$WORK/small-free.path"); BIG_FREE=/$(cat "$WORK/big-free.path"); SMALL_GATED=/$(cat "$WORK/small-gated.path")
 TOKEN=$("$CORPUSD" token issue --key "$WORK/keys/ent.key" --sub bench --tier gold --aud bench --expires 1h)
@@ -110,14 +117,25 @@ measure() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 verdict() { awk -v r="$1" -v g="$2" -v dir="$3" 'BEGIN { ok = (dir == "ge") ? (r >= g) : (r <= g); print ok ? "meets goal" : "BELOW GOAL" }'; }
 
-echo "== wrk -t2, ${DUR}s per run"
-read -r c_small _ c_small_err < <(measure 32 "http://127.0.0.1:$C_PORT/catalogs/1.json")
-read -r n_small _ n_small_err < <(measure 32 "http://127.0.0.1:$N_PORT/catalogs/1.json")
-read -r _ c_big c_big_err < <(measure 4 "http://127.0.0.1:$C_PORT$BIG_FREE")
-read -r _ n_big n_big_err < <(measure 4 "http://127.0.0.1:$N_PORT$BIG_FREE")
-read -r c_gated _ c_gated_err < <(measure 32 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$C_PORT$SMALL_GATED")
-read -r n_free _ n_free_err < <(measure 32 "http://127.0.0.1:$N_PORT$SMALL_FREE")
-read -r n_gated _ n_gated_err < <(measure 32 -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$N_PORT$SMALL_GATED")
+# Best of ROUNDS alternating runs: prints "corpusd_value nginx_value errors" where value is field F (1 req/s, 2 bytes/s).
+best_of() {
+  local f=$1 conns=$2 c_url=$3 n_url=$4; shift 4
+  local c_best=0 n_best=0 errs=0 v e
+  for _ in $(seq "$ROUNDS"); do
+    read -r v e < <(measure "$conns" "$@" "$c_url" | awk -v f="$f" '{ print $f, $3 }'); errs=$((errs + e))
+    c_best=$(awk -v a="$c_best" -v b="$v" 'BEGIN { print (b > a ? b : a) }')
+    read -r v e < <(measure "$conns" "$@" "$n_url" | awk -v f="$f" '{ print $f, $3 }'); errs=$((errs + e))
+    n_best=$(awk -v a="$n_best" -v b="$v" 'BEGIN { print (b > a ? b : a) }')
+  done
+  echo "$c_best $n_best $errs"
+}
+
+echo "== wrk -t2, ${DUR}s per run, best of $ROUNDS alternating rounds (load now: $(cut -d' ' -f1-3 /proc/loadavg))"
+C=http://127.0.0.1:$C_PORT; N=http://127.0.0.1:$N_PORT
+read -r c_small n_small e1 < <(best_of 1 32 "$C/catalogs/1.json" "$N/catalogs/1.json")
+read -r c_big n_big e2 < <(best_of 2 4 "$C$BIG_FREE" "$N$BIG_FREE")
+read -r c_gated n_free e3 < <(best_of 1 32 "$C$SMALL_GATED" "$N/plain-4k.bin" -H "Authorization: Bearer $TOKEN")
+read -r _ n_gated e4 < <(ROUNDS=1 best_of 1 32 "$C$SMALL_GATED" "$N$SMALL_GATED" -H "Authorization: Bearer $TOKEN")
 rss_kib=$(awk '/VmHWM/ { print $2 }' "/proc/$C_PID/status")
 
 r_small=$(ratio "$c_small" "$n_small"); r_big=$(ratio "$c_big" "$n_big"); r_gated=$(ratio "$c_gated" "$n_free")
@@ -125,8 +143,8 @@ rss_mib=$(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 printf '%-44s %14s %14s %7s  %s\n' "case" "corpusd" "nginx" "ratio" "goal"
 printf '%-44s %14.0f %14.0f %7s  %s\n' "small file (catalogs/1.json), req/s" "$c_small" "$n_small" "$r_small" ">= 0.8, $(verdict "$r_small" 0.8 ge)"
 printf '%-44s %14.1f %14.1f %7s  %s\n' "1 GiB bundle, MiB/s (4 connections)" "$(awk -v b="$c_big" 'BEGIN{print b/1048576}')" "$(awk -v b="$n_big" 'BEGIN{print b/1048576}')" "$r_big" ">= 0.8, $(verdict "$r_big" 0.8 ge)"
-printf '%-44s %14.0f %14.0f %7s  %s\n' "gated 4 KiB bundle w/ token vs nginx ungated" "$c_gated" "$n_free" "$r_gated" ">= 0.5, $(verdict "$r_gated" 0.5 ge)"
-printf '%-44s %14.0f %14s %7s  %s\n' "(info) nginx gated via auth_request, req/s" "" "$n_gated" "" ""
+printf '%-44s %14.0f %14.0f %7s  %s\n' "gated 4 KiB w/ token vs nginx ungated 4 KiB" "$c_gated" "$n_free" "$r_gated" ">= 0.5, $(verdict "$r_gated" 0.5 ge)"
+printf '%-44s %14s %14.0f %7s  %s\n' "(info) nginx gated via auth_request, req/s" "" "$n_gated" "" ""
 printf '%-44s %14s %14s %7s  %s\n' "corpusd peak RSS (VmHWM), MiB" "$rss_mib" "" "" "<= 64, $(verdict "$rss_mib" 64 le)"
-errors=$((c_small_err + n_small_err + c_big_err + n_big_err + c_gated_err + n_free_err + n_gated_err))
+errors=$((e1 + e2 + e3 + e4))
 [ "$errors" = 0 ] || echo "note: wrk counted $errors non-2xx/socket errors across runs"

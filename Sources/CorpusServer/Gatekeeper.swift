@@ -74,11 +74,21 @@ final class Gatekeeper: Sendable {
     }
 
     /// The token of `Authorization: Bearer TOKEN` (scheme case-insensitive, RFC 6750 §2.1).
+    /// Byte-level on purpose: this runs for every gated request, and Foundation's string
+    /// trimming and searching cost more than serving the file.
     static func bearer(_ header: String?) -> String? {
         guard let header else { return nil }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " else { return nil }
-        let token = trimmed.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        return token.isEmpty || token.contains(" ") ? nil : token
+        var bytes = Substring(header).utf8[...]
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        while let f = bytes.first, isSpace(f) { bytes = bytes.dropFirst() }
+        while let l = bytes.last, isSpace(l) { bytes = bytes.dropLast() }
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count + 1,
+              zip(bytes.prefix(scheme.count), scheme).allSatisfy({ $0 | 0x20 == $1 }),
+              isSpace(bytes[bytes.index(bytes.startIndex, offsetBy: scheme.count)]) else { return nil }
+        var token = bytes.dropFirst(scheme.count)
+        while let f = token.first, isSpace(f) { token = token.dropFirst() }
+        guard !token.isEmpty, !token.contains(where: isSpace) else { return nil }
+        return String(Substring(token))
     }
 }

@@ -23,7 +23,8 @@ public final class HTTPServer {
         let index = CatalogIndex(tree: tree, checkInterval: config.catalogCheckInterval)
         let verifier = config.entitlementKey.map { EntitlementVerifier(key: $0, audience: nil, leeway: config.tokenLeeway) }
         metrics = ServerMetrics()
-        core = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics),
+        core = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
+                                                 inlineLimit: config.inlineFileLimit),
                           metrics: metrics, accessLog: config.accessLog)
         host = config.host
         (listenFD, port) = try Self.listen(host: config.host, port: config.port)

@@ -47,11 +47,29 @@ final class RequestHandler: Sendable {
     let tree: StaticTree
     let gate: Gatekeeper
     let metrics: ServerMetrics
+    let inlineLimit: Int64
 
-    init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics) {
+    init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0) {
         self.tree = tree
         self.gate = gate
         self.metrics = metrics
+        self.inlineLimit = Int64(max(0, inlineLimit))
+    }
+
+    /// The body for bytes `offset ..< offset + length` of an open file: read now when small (see
+    /// `ServerConfiguration.inlineFileLimit`), else the descriptor itself for sendfile.
+    private func body(_ file: OpenedFile, offset: Int64, length: Int64, head: Bool) -> ResponseBody? {
+        guard length <= inlineLimit, !head else { return .file(file, offset: offset, length: length) }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            // The file shrank under us (being replaced in place): fail rather than send short.
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return .bytes(bytes)
     }
 
     /// Checks made as soon as the headers are in, before any body is read: the method, and the
@@ -164,12 +182,15 @@ final class RequestHandler: Sendable {
         if let range = req.header("range"), Self.ifRangeHolds(req.header("if-range"), etag: etag, mtime: id.mtimeSeconds) {
             decision = RangeDecision.parse(range, size: id.size)
         }
+        let head = req.method == "HEAD"
         switch decision {
         case .full:
-            return HTTPResponse(status: 200, headers: headers, body: .file(file, offset: 0, length: id.size))
+            guard let body = body(file, offset: 0, length: id.size, head: head) else { return .text(500, "500 the file changed while being read") }
+            return HTTPResponse(status: 200, headers: headers, body: body)
         case let .partial(offset, length):
             headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(id.size)"))
-            return HTTPResponse(status: 206, headers: headers, body: .file(file, offset: offset, length: length))
+            guard let body = body(file, offset: offset, length: length, head: head) else { return .text(500, "500 the file changed while being read") }
+            return HTTPResponse(status: 206, headers: headers, body: body)
         case .unsatisfiable:
             var r = HTTPResponse.text(416, "416 range not satisfiable")
             r.headers.append(("Content-Range", "bytes */\(id.size)"))

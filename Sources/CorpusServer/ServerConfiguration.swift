@@ -24,6 +24,12 @@ public struct ServerConfiguration: Sendable {
     /// Memory per connection for the request line and headers (MHD_OPTION_CONNECTION_MEMORY_LIMIT);
     /// a request whose headers do not fit is refused with 431.
     public var connectionMemoryLimit: Int = 32 * 1024
+    /// Files (or ranges) up to this size are read with one `pread` and sent together with the
+    /// headers in one write; larger ones are sent from their descriptor with sendfile. libmicrohttpd
+    /// sends the headers of a descriptor-backed response in a separate write, which costs a second
+    /// system call and TCP segment per request: for catalogs, signatures and keys that halves the
+    /// request rate. Memory per request stays bounded by this limit. 0 sends everything by sendfile.
+    public var inlineFileLimit: Int = 16 * 1024
     /// How often at most the catalog pointer is checked for a new catalog.
     public var catalogCheckInterval: Duration = .seconds(1)
     /// Receives one entry per finished request. Called on server threads; must be thread-safe.

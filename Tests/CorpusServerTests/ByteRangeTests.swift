@@ -45,3 +45,17 @@ struct ByteRangeTests {
         #expect(HTTPDate.parse("garbage") == nil)
     }
 }
+
+/// Table-driven: Authorization header values and the bearer token they carry.
+struct BearerHeaderTests {
+    static let cases: [(String?, String?)] = [
+        (nil, nil), ("", nil), ("Bearer", nil), ("Bearer ", nil), ("Bearer  ", nil),
+        ("Bearer abc.def.ghi", "abc.def.ghi"), ("bearer abc", "abc"), ("BEARER abc", "abc"), ("  Bearer   abc  ", "abc"),
+        ("Bearer\tabc", "abc"), ("Bearerabc", nil), ("Basic dXNlcjpwYXNz", nil), ("Bearer a b", nil), ("Token abc", nil),
+    ]
+
+    @Test(arguments: cases)
+    func extractsTheToken(_ header: String?, _ token: String?) {
+        #expect(Gatekeeper.bearer(header) == token)
+    }
+}
