@@ -112,7 +112,7 @@ LUA
 # Prints "requests_per_second bytes_per_second errors" for one wrk run.
 measure() {
   local conns=$1; shift
-  wrk -t2 -c"$conns" -d"${DUR}s" -s "$SCRIPT" "$@" | awk '/^RESULT/ { printf "%.1f %.1f %d\n", $2 / ($4 / 1e6), $3 / ($4 / 1e6), $5 }'
+  wrk -t2 -c"$conns" -d"${DUR}s" --timeout 60s -s "$SCRIPT" "$@" | awk '/^RESULT/ { printf "%.1f %.1f %d\n", $2 / ($4 / 1e6), $3 / ($4 / 1e6), $5 }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 verdict() { awk -v r="$1" -v g="$2" -v dir="$3" 'BEGIN { ok = (dir == "ge") ? (r >= g) : (r <= g); print ok ? "meets goal" : "BELOW GOAL" }'; }
