@@ -4,3 +4,14 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <microhttpd.h>
+
+/* Swift cannot call C variadic functions; these wrap the two calls CorpusServer needs. */
+static inline struct MHD_Daemon *corpus_mhd_start(unsigned int flags, MHD_AccessHandlerCallback dh, void *dh_cls,
+                                                  const struct MHD_OptionItem *options) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, dh, dh_cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+static inline const struct sockaddr *corpus_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}

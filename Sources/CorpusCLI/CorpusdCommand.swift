@@ -12,6 +12,8 @@ public enum CorpusdCommand {
             BuildCommand.spec,
             PublishCommand.spec,
             RotateKeyCommand.spec,
+            ServeCommand.spec,
+            TokenCommand.issueSpec,
         ],
         globals: [.flag("--help", short: "-h", "show this help"), .flag("--json", "print results as JSON"),
                   .flag("--quiet", short: "-q", "print only errors")])
@@ -31,6 +33,8 @@ public enum CorpusdCommand {
             case ["build"]: try BuildCommand.run(cmd, console)
             case ["publish"]: try PublishCommand.run(cmd, console)
             case ["rotate-key"]: try RotateKeyCommand.run(cmd, console)
+            case ["serve"]: try await ServeCommand.run(cmd, console)
+            case ["token", "issue"]: try TokenCommand.issue(cmd, console)
             default: throw UsageError.unknownCommand(cmd.spec.name)
             }
             return 0

@@ -1,0 +1,87 @@
+import Foundation
+import CorpusFormat
+
+/// `corpusd token issue --key KEY --sub SUBJECT (--corpora A,B | --tier T) [--expires DURATION]
+/// [--import-limit N] (--aud CATALOG_ID | --catalog PUBLIC_DIR)`
+///
+/// The audience is required: a token names the one catalog it is good for (design.md §4), and a
+/// token without one would be refused by every server. Give it as `--aud CATALOG_ID`, or let
+/// `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`.
+enum TokenCommand {
+    static let issueSpec = CommandSpec(
+        ["token", "issue"],
+        "--key KEY --sub SUBJECT (--corpora A,B | --tier T) [--expires DURATION] [--import-limit N] (--aud CATALOG_ID | --catalog PUBLIC_DIR)",
+        "print an entitlement token (EdDSA JWT) signed with KEY",
+        options: [.value("--key", "minisign secret key (from corpusd keygen)"),
+                  .value("--sub", "who the token is for (user or account id)"),
+                  .value("--corpora", "comma-separated corpus ids it covers"),
+                  .value("--tier", "comma-separated catalog tiers it covers"),
+                  .value("--expires", "lifetime, e.g. 90s, 12h, 30d, 2w (default 30d)"),
+                  .value("--import-limit", "how many non-bundled corpora the holder may install"),
+                  .value("--aud", "the catalog id the token is for"),
+                  .value("--catalog", "a published tree to read the catalog id from (instead of --aud)"),
+                  .value("--iss", "issuer name (default corpusd)")],
+        required: ["--key", "--sub"])
+
+    static let defaultLifetime: TimeInterval = 30 * 86400
+
+    static func issue(_ cmd: ParsedCommand, _ console: Console) throws {
+        let corpora = list(cmd.value("--corpora")), tiers = list(cmd.value("--tier"))
+        guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("--corpora or --tier", command: "token issue") }
+        for (option, names) in [("--corpora", corpora), ("--tier", tiers)] {
+            for name in names where !Identifier.isValid(name) {
+                throw UsageError.invalidValue(option: option, value: name, expected: "a valid id (1-64 of a-z 0-9 . _ -, starting with a letter or digit)")
+            }
+        }
+        let subject = cmd.value("--sub")!
+        guard !subject.isEmpty, subject.utf8.count <= 256, !subject.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+            throw UsageError.invalidValue(option: "--sub", value: subject, expected: "1-256 printable characters")
+        }
+        var lifetime = defaultLifetime
+        if let e = cmd.value("--expires") {
+            guard let d = Timestamp.duration(e) else { throw UsageError.invalidValue(option: "--expires", value: e, expected: "a duration like 90s, 12h, 30d or 2w") }
+            lifetime = d
+        }
+        var limit: Int?
+        if let l = cmd.value("--import-limit") {
+            guard let n = Int(l), n >= 0 else { throw UsageError.invalidValue(option: "--import-limit", value: l, expected: "a whole number of corpora, 0 or more") }
+            limit = n
+        }
+        let audience = try audience(cmd)
+        let key = try SecretKey(contentsOf: cmd.value("--key")!)
+        let token = try EntitlementToken.issue(key: key, issuer: cmd.value("--iss") ?? "corpusd", subject: subject, audience: audience,
+                                               corpora: corpora, tiers: tiers, importLimit: limit, lifetime: lifetime)
+        if console.json {
+            var o: [String: Any] = ["token": token.compact, "aud": audience, "sub": subject, "jti": token.claims.tokenID ?? "",
+                                    "expires": Timestamp.format(token.claims.expiresAt), "corpora": corpora, "tiers": tiers]
+            if let limit { o["import_limit"] = limit }
+            console.emit(o)
+        } else {
+            console.out(token.compact)
+        }
+    }
+
+    private static func audience(_ cmd: ParsedCommand) throws -> String {
+        switch (cmd.value("--aud"), cmd.value("--catalog")) {
+        case let (aud?, nil):
+            guard Identifier.isValid(aud) else { throw UsageError.invalidValue(option: "--aud", value: aud, expected: "a catalog id") }
+            return aud
+        case let (nil, dir?):
+            let path = "\(dir)/\(TreeLayout.pointer)"
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ErrorReport(code: "not-found", message: "\(path) does not exist", hint: "give the folder `corpusd publish --out` wrote, or use --aud", exit: .notFound)
+            }
+            let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: data, what: path)
+            try Identifier.validate(pointer.id, what: "catalog id in \(path)")
+            return pointer.id
+        case (.some, .some):
+            throw UsageError.invalidValue(option: "--catalog", value: cmd.value("--catalog")!, expected: "used together with --aud; give one of them")
+        case (nil, nil):
+            throw UsageError.missingRequired("--aud CATALOG_ID or --catalog PUBLIC_DIR (the catalog the token is for)", command: "token issue")
+        }
+    }
+
+    private static func list(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+import CorpusFormat
+
+/// Which corpus each bundle file belongs to, read from the tree's catalogs, so the server knows
+/// which downloads need an entitlement.
+///
+/// Every `catalogs/N.json` in the tree is indexed, not only the current one: bundles are named by
+/// content hash and stay in place so that a client still reading an older catalog can finish, and
+/// such a download must be gated exactly as that catalog said. When catalogs disagree about a
+/// bundle, the strictest wins (entitled in any of them means entitled). A file under `bundles/`
+/// that no catalog lists is not served at all (404): a stray or half-copied upload is never
+/// exposed ungated. The index is rebuilt when `catalog.json` or the `catalogs/` folder changes,
+/// checked at most once per `checkInterval`; catalogs, being immutable, are parsed once each.
+final class CatalogIndex: Sendable {
+    /// One corpus entry a bundle belongs to.
+    struct Owner: Equatable, Sendable {
+        let corpus: String
+        let access: Access
+        let tier: String?
+    }
+
+    struct Snapshot: Sendable {
+        /// The catalog id from `catalog.json` (or, failing that, from the catalogs): a token's audience.
+        var catalogID: String?
+        var bundles: [String: [Owner]]
+
+        func owners(ofBundle path: String) -> [Owner]? { bundles[path] }
+    }
+
+    private struct State {
+        var snapshot = Snapshot(catalogID: nil, bundles: [:])
+        var lastCheck: ContinuousClock.Instant?
+        var pointerIdentity: FileIdentity?
+        var folderIdentity: FileIdentity?
+        /// Parsed catalogs by file name, with the identity they had when parsed.
+        var parsed: [String: (identity: FileIdentity, id: String, owners: [String: Owner])] = [:]
+    }
+
+    static let maxCatalogBytes: Int64 = 64 << 20
+
+    private let tree: StaticTree
+    private let checkInterval: Duration
+    private let state = Mutex(State())
+
+    init(tree: StaticTree, checkInterval: Duration = .seconds(1)) {
+        self.tree = tree
+        self.checkInterval = checkInterval
+    }
+
+    /// The current index, re-reading the tree first if it may have changed.
+    func current() -> Snapshot {
+        let now = ContinuousClock.now
+        return state.withLock { s in
+            if let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
+            let first = s.lastCheck == nil
+            s.lastCheck = now
+            let pointer = tree.identity([TreeLayout.pointer])
+            let folder = tree.identity(["catalogs"])
+            if !first, pointer == s.pointerIdentity, folder == s.folderIdentity { return s.snapshot }
+            s.pointerIdentity = pointer
+            s.folderIdentity = folder
+            rebuild(&s)
+            return s.snapshot
+        }
+    }
+
+    private func rebuild(_ s: inout State) {
+        var pointerID: String?
+        var currentName: String?
+        if let (data, _) = tree.read([TreeLayout.pointer], limit: 1 << 20),
+           let p = try? JSONDecoder().decode(CatalogPointer.self, from: data), Identifier.isValid(p.id) {
+            pointerID = p.id
+            let parts = p.path.split(separator: "/")
+            if parts.count == 2, parts[0] == "catalogs" { currentName = String(parts[1]) }
+        }
+        var seen = Set<String>()
+        for name in tree.list("catalogs") where name.hasSuffix(".json") {
+            seen.insert(name)
+            guard let identity = tree.identity(["catalogs", name]) else { continue }
+            if let cached = s.parsed[name], cached.identity == identity { continue }
+            guard let (data, identity) = tree.read(["catalogs", name], limit: Self.maxCatalogBytes),
+                  let catalog = try? Catalog.decode(data) else { s.parsed[name] = nil; continue }
+            var owners: [String: Owner] = [:]
+            for e in catalog.corpora {
+                owners[e.bundle.path] = Owner(corpus: e.id, access: e.access, tier: e.tier)
+            }
+            s.parsed[name] = (identity, catalog.id, owners)
+        }
+        for name in s.parsed.keys where !seen.contains(name) { s.parsed[name] = nil }
+
+        var bundles: [String: [Owner]] = [:]
+        // The current catalog first, so its entry is the one named in refusals.
+        let order = s.parsed.keys.sorted { a, b in a == b ? false : a == currentName ? true : b == currentName ? false : a < b }
+        for name in order {
+            for (path, owner) in s.parsed[name]!.owners where !(bundles[path]?.contains(owner) ?? false) {
+                bundles[path, default: []].append(owner)
+            }
+        }
+        let fallbackID = currentName.flatMap { s.parsed[$0]?.id } ?? s.parsed.values.first?.id
+        s.snapshot = Snapshot(catalogID: pointerID ?? fallbackID, bundles: bundles)
+    }
+}

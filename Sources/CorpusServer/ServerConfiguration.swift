@@ -1,0 +1,58 @@
+import Foundation
+import CorpusFormat
+
+/// How to serve a published tree. Defaults suit a small public host behind nothing.
+public struct ServerConfiguration: Sendable {
+    /// The published tree (catalog.json, catalogs/, keys/, bundles/, index.html).
+    public var root: String
+    /// IPv4 address to listen on.
+    public var host: String
+    /// Port to listen on; 0 picks a free one (see `HTTPServer.port`).
+    public var port: UInt16
+    /// The key entitlement tokens must be signed with; nil serves no entitled bundles (403).
+    public var entitlementKey: PublicKey?
+    /// Clock skew tolerated on token lifetimes (capped at `EntitlementVerifier.maxLeeway`).
+    public var tokenLeeway: TimeInterval = 60
+    /// Worker threads, each with its own epoll loop.
+    public var threads: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    /// Concurrent connections in all (MHD_OPTION_CONNECTION_LIMIT).
+    public var connectionLimit: Int = 1024
+    /// Concurrent connections from one address (MHD_OPTION_PER_IP_CONNECTION_LIMIT).
+    public var perIPConnectionLimit: Int = 64
+    /// Seconds of inactivity after which a connection is closed: bounds slow-header clients.
+    public var connectionTimeout: Int = 15
+    /// Memory per connection for the request line and headers (MHD_OPTION_CONNECTION_MEMORY_LIMIT);
+    /// a request whose headers do not fit is refused with 431.
+    public var connectionMemoryLimit: Int = 32 * 1024
+    /// Files (or ranges) up to this size are read with one `pread` and sent together with the
+    /// headers in one write; larger ones are sent from their descriptor with sendfile. libmicrohttpd
+    /// sends the headers of a descriptor-backed response in a separate write, which costs a second
+    /// system call and TCP segment per request: for catalogs, signatures and keys that halves the
+    /// request rate. Memory per request stays bounded by this limit. 0 sends everything by sendfile.
+    public var inlineFileLimit: Int = 16 * 1024
+    /// How often at most the catalog pointer is checked for a new catalog.
+    public var catalogCheckInterval: Duration = .seconds(1)
+    /// Receives one entry per finished request. Called on server threads; must be thread-safe.
+    public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
+
+    public init(root: String, host: String = "127.0.0.1", port: UInt16 = 8080, entitlementKey: PublicKey? = nil,
+                accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil) {
+        self.root = root
+        self.host = host
+        self.port = port
+        self.entitlementKey = entitlementKey
+        self.accessLog = accessLog
+    }
+
+    /// Parses `HOST:PORT` (IPv4 host or `localhost`).
+    public static func parseListen(_ text: String) throws(ServerError) -> (host: String, port: UInt16) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw .invalidListenAddress(text)
+        }
+        var host = String(text[..<colon])
+        if host == "localhost" { host = "127.0.0.1" }
+        var addr = in_addr()
+        guard inet_pton(AF_INET, host, &addr) == 1 else { throw .invalidListenAddress(text) }
+        return (host, port)
+    }
+}

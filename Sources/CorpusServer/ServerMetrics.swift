@@ -1,0 +1,51 @@
+import Synchronization
+
+/// Counters for `/metrics`, in the Prometheus text exposition format (version 0.0.4).
+public final class ServerMetrics: Sendable {
+    private struct Counters {
+        var requests: [Int: Int] = [:]
+        var bytesSent: Int64 = 0
+        var gatedRefusals: [Int: Int] = [:]
+        var openConnections = 0
+        var responsesInFlight = 0
+    }
+
+    private let counters = Mutex(Counters())
+
+    public init() {}
+
+    func connectionOpened() { counters.withLock { $0.openConnections += 1 } }
+    func connectionClosed() { counters.withLock { $0.openConnections -= 1 } }
+    func responseQueued() { counters.withLock { $0.responsesInFlight += 1 } }
+
+    /// A request finished: its status, the body bytes sent (0 when aborted), whether the gate refused it.
+    func requestCompleted(status: Int, bytes: Int64, gatedRefusal: Bool, hadResponse: Bool) {
+        counters.withLock {
+            $0.requests[status, default: 0] += 1
+            $0.bytesSent += bytes
+            if gatedRefusal { $0.gatedRefusals[status, default: 0] += 1 }
+            if hadResponse { $0.responsesInFlight -= 1 }
+        }
+    }
+
+    public var openConnections: Int { counters.withLock { $0.openConnections } }
+    /// Responses queued and not yet completed: the downloads a graceful stop waits for.
+    public var responsesInFlight: Int { counters.withLock { $0.responsesInFlight } }
+
+    public func requests(status: Int) -> Int { counters.withLock { $0.requests[status] ?? 0 } }
+
+    public func render() -> String {
+        let c = counters.withLock { $0 }
+        var out = "# HELP corpusd_requests_total Requests answered, by HTTP status.\n# TYPE corpusd_requests_total counter\n"
+        for (status, n) in c.requests.sorted(by: { $0.key < $1.key }) { out += "corpusd_requests_total{status=\"\(status)\"} \(n)\n" }
+        out += "# HELP corpusd_response_bytes_total Response body bytes sent in completed requests.\n# TYPE corpusd_response_bytes_total counter\n"
+        out += "corpusd_response_bytes_total \(c.bytesSent)\n"
+        out += "# HELP corpusd_gated_refusals_total Downloads of entitled bundles refused, by HTTP status.\n# TYPE corpusd_gated_refusals_total counter\n"
+        for status in [401, 403] { out += "corpusd_gated_refusals_total{status=\"\(status)\"} \(c.gatedRefusals[status] ?? 0)\n" }
+        out += "# HELP corpusd_open_connections Client connections currently open.\n# TYPE corpusd_open_connections gauge\n"
+        out += "corpusd_open_connections \(c.openConnections)\n"
+        out += "# HELP corpusd_responses_in_flight Responses being sent.\n# TYPE corpusd_responses_in_flight gauge\n"
+        out += "corpusd_responses_in_flight \(c.responsesInFlight)\n"
+        return out
+    }
+}
