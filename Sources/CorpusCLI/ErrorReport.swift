@@ -1,4 +1,6 @@
 import CorpusFormat
+import CorpusEngine
+import CorpusSync
 
 /// A refusal as the user sees it: a code, one line of what and why, a hint of what to do, an exit code.
 public struct ErrorReport: Error, Sendable {
@@ -23,6 +25,17 @@ public struct ErrorReport: Error, Sendable {
             return ErrorReport(code: "usage", message: e.description, hint: "run with --help to see the commands and their options", exit: .usage)
         case let e as FormatError:
             return from(format: e)
+        case let e as SyncError:
+            return from(sync: e)
+        case let e as EngineError:
+            return from(engine: e)
+        case let e as SQLiteError:
+            return ErrorReport(code: "sqlite", message: e.description, hint: "the pack may be damaged; run corpus verify", exit: .localIO)
+        case let e as EntitlementTokenError:
+            return ErrorReport(code: "token-\(e.code)", message: "entitlement token refused: \(e)",
+                               hint: "get a new token from the publisher", exit: .entitlement)
+        case let e as SyncLockError:
+            return ErrorReport(code: "lock-held", message: e.description, hint: "wait for the other corpus command to finish, then retry", exit: .localIO)
         default:
             return ErrorReport(code: "failed", message: String(describing: error), hint: "", exit: .failure)
         }
@@ -46,3 +59,54 @@ public struct ErrorReport: Error, Sendable {
     }
 }
 
+
+extension ErrorReport {
+    static func from(sync e: SyncError) -> ErrorReport {
+        let m = e.description
+        switch e {
+        case .rollback:
+            return ErrorReport(code: "rollback", message: "refused the catalog: \(m)", hint: "a server is replaying an old catalog; try again later or another mirror", exit: .verification)
+        case .expired:
+            return ErrorReport(code: "expired", message: "refused the catalog: \(m)", hint: "the server has not published a fresh catalog; tell its operator", exit: .verification)
+        case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict:
+            return ErrorReport(code: "signature", message: "refused: \(m)", hint: "check that the key you pinned is the publisher's (corpus remote add … --trust)", exit: .verification)
+        case .hashMismatch, .sizeExceeded, .sizeMismatch:
+            return ErrorReport(code: "integrity", message: "refused: \(m)", hint: "the download was damaged or tampered with and was discarded; retry or use another mirror", exit: .verification)
+        case .catalogMismatch, .malformed:
+            return ErrorReport(code: "unsafe-input", message: "refused: \(m)", hint: "the catalog or bundle is not usable; tell its publisher", exit: .verification)
+        case .entitlementRequired:
+            return ErrorReport(code: "entitlement", message: m, hint: "get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login", exit: .entitlement)
+        case .entitlementDenied:
+            return ErrorReport(code: "entitlement", message: m, hint: "ask the publisher for a token that covers this corpus", exit: .entitlement)
+        case let .importLimit(used, limit):
+            return ErrorReport(code: "import-limit", message: "refused before downloading: import limit reached (\(used) of \(limit) used)",
+                               hint: "remove a corpus you no longer need (corpus remove ID) or get a token with a higher limit; bundled corpora do not count", exit: .entitlement)
+        case .network:
+            return ErrorReport(code: "network", message: m, hint: "check the connection and the catalog URL, or add a mirror (corpus remote add … --mirror URL)", exit: .network)
+        case .notFound, .notInstalled:
+            return ErrorReport(code: "not-found", message: m, hint: "see what is offered with corpus catalog and what is installed with corpus list", exit: .notFound)
+        case .insufficientSpace:
+            return ErrorReport(code: "disk-full", message: m, hint: "free some space (corpus gc removes old versions) and retry", exit: .localIO)
+        case .lockHeld:
+            return ErrorReport(code: "lock-held", message: m, hint: "wait for the other corpus command to finish, then retry", exit: .localIO)
+        case .io:
+            return ErrorReport(code: "io", message: m, hint: "check the home folder's permissions and free space", exit: .localIO)
+        case .cancelled:
+            return ErrorReport(code: "cancelled", message: m, hint: "", exit: .failure)
+        }
+    }
+
+    static func from(engine e: EngineError) -> ErrorReport {
+        if e.isVerificationRefusal {
+            return ErrorReport(code: "unsafe-pack", message: "refused: \(e.description)", hint: "remove and reinstall the corpus", exit: .verification)
+        }
+        switch e {
+        case .corpusNotFound:
+            return ErrorReport(code: "not-found", message: e.description, hint: "see what is installed with corpus list", exit: .notFound)
+        case .embedderMismatch:
+            return ErrorReport(code: "embedder", message: e.description, hint: "search with --lexical-only", exit: .verification)
+        default:
+            return ErrorReport(code: "io", message: e.description, hint: "check the home folder; corpus verify re-checks installed files", exit: .localIO)
+        }
+    }
+}

@@ -56,6 +56,7 @@ public struct Downloader: Sendable {
         var lastTransport: TransportError?
         var attempts = 0
         var allNotFound = true
+        var originAuthStatus: Int?
         for source in sources {
             var attempt = 0
             var retriedFromZero = false
@@ -104,6 +105,7 @@ public struct Downloader: Sendable {
                     default:
                         lastTransport = e
                         if e != .httpStatus(code: 404) { allNotFound = false }
+                        if source.isOrigin, case let .httpStatus(code) = e, code == 401 || code == 403 { originAuthStatus = code }
                         if e.isTransient && attempt < retry.attemptsPerSource {
                             try await retry.sleep(afterAttempt: attempt)
                             continue
@@ -114,6 +116,9 @@ public struct Downloader: Sendable {
             }
         }
         if let firstRefusal { throw firstRefusal }
+        // The origin is the only source that sees the token, so its 401/403 is the entitlement verdict.
+        if originAuthStatus == 401 { throw SyncError.entitlementRequired(file: ref.path) }
+        if originAuthStatus == 403 { throw SyncError.entitlementDenied(file: ref.path) }
         if allNotFound && !sources.isEmpty { throw SyncError.notFound(file: ref.path) }
         throw SyncError.network(after: attempts, last: lastTransport ?? .network(reason: "no sources"))
     }

@@ -36,10 +36,22 @@ public enum SyncError: Error, Equatable, Sendable {
     case insufficientSpace(path: String, needed: Int64, available: Int64)
     case io(operation: String, path: String, errno: Int32)
 
+    // Entitlement (exit 4).
+    /// The origin answered 401: no token, or one it could not verify.
+    case entitlementRequired(file: String)
+    /// The origin answered 403: the token does not cover this corpus or catalog.
+    case entitlementDenied(file: String)
+    /// Installing one more non-bundled corpus would pass the import limit.
+    case importLimit(used: Int, limit: Int)
+
+    // Local state.
+    case lockHeld(path: String)
+    case notInstalled(name: String)
+
     case cancelled
 
     public enum Category: Sendable {
-        case verification, network, notFound, localIO, cancelled
+        case verification, network, notFound, localIO, entitlement, cancelled
     }
 
     public var category: Category {
@@ -48,7 +60,9 @@ public enum SyncError: Error, Equatable, Sendable {
              .malformed, .hashMismatch, .sizeExceeded, .sizeMismatch:
             return .verification
         case .network: return .network
-        case .notFound: return .notFound
+        case .notFound, .notInstalled: return .notFound
+        case .entitlementRequired, .entitlementDenied, .importLimit: return .entitlement
+        case .lockHeld: return .localIO
         case .insufficientSpace, .io: return .localIO
         case .cancelled: return .cancelled
         }
@@ -90,6 +104,11 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .insufficientSpace(path, needed, available):
             return "not enough free space in \(path): \(needed) bytes needed, \(available) available"
         case let .io(operation, path, code): return "\(operation) \(path): \(String(cString: strerror(code)))"
+        case let .entitlementRequired(file): return "\(file) needs an entitlement token and none was accepted"
+        case let .entitlementDenied(file): return "the entitlement token does not cover \(file)"
+        case let .importLimit(used, limit): return "the import limit is reached: \(used) of \(limit) corpora installed"
+        case let .lockHeld(path): return "another corpus process is working on this (lock \(path))"
+        case let .notInstalled(name): return "\(name) is not installed"
         case .cancelled: return "cancelled"
         }
     }

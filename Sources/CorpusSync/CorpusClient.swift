@@ -1,0 +1,361 @@
+import CorpusFormat
+import Foundation
+
+/// The client library's front door: what the `corpus` command does, as calls an app can make.
+///
+/// It prints nothing; progress arrives through the `progress` callbacks and results are values.
+/// Every operation that changes the home folder verifies first and persists last.
+public struct CorpusClient: Sendable {
+    public let home: HomeLayout
+    /// The bearer token for entitled corpora (`--token`, `CORPUS_TOKEN`, or `HOME/token`).
+    public var token: String?
+    public var retry: RetryPolicy
+    public var httpConfiguration: HTTPClientConfiguration
+    public var packCheck: @Sendable (String) throws -> Void
+
+    public init(home: HomeLayout, token: String? = nil, retry: RetryPolicy = RetryPolicy(),
+                httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                packCheck: @escaping @Sendable (String) throws -> Void) {
+        self.home = home
+        self.token = token
+        self.retry = retry
+        self.httpConfiguration = httpConfiguration
+        self.packCheck = packCheck
+    }
+
+    /// The token to use: the one given, else the stored one.
+    public static func storedToken(_ home: HomeLayout) -> String? {
+        guard let data = FileManager.default.contents(atPath: home.token) else { return nil }
+        let t = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return t.isEmpty ? nil : t
+    }
+
+    /// The token's claims, read without verification: only the server can verify a token (it holds
+    /// the key); the client uses the claims to show what is locked and to apply the import limit.
+    public var claims: EntitlementClaims? {
+        guard let token else { return nil }
+        return try? EntitlementToken.decodeUnverified(token).claims
+    }
+
+    // MARK: Remotes
+
+    public func config() throws -> ClientConfig { try ClientConfig.load(home) }
+
+    /// Pins a catalog's root key. No network: the first fetch verifies against the pinned key.
+    public func addRemote(name: String, url: String, mirrors: [String], trust: PublicKey) throws -> Remote {
+        let remote = try Remote(name: name, url: url, mirrors: mirrors, rootKey: trust)
+        guard name != HomeLayout.localRemote else {
+            throw SyncError.malformed(what: "remote name", reason: "\"local\" is reserved for imported bundles")
+        }
+        var config = try ClientConfig.load(home)
+        if let existing = config.remote(named: name), existing.rootKey != remote.rootKey {
+            throw SyncError.malformed(what: "remote \(name)", reason: "it is already pinned to another key; remove it first to re-pin")
+        }
+        config.remotes.removeAll { $0.name == name }
+        config.remotes.append(remote)
+        try config.save(home)
+        return remote
+    }
+
+    public func removeRemote(name: String) throws {
+        var config = try ClientConfig.load(home)
+        guard config.remote(named: name) != nil else { throw SyncError.notFound(file: "remote \(name)") }
+        config.remotes.removeAll { $0.name == name }
+        try config.save(home)
+    }
+
+    // MARK: Catalogs
+
+    /// The outcome of refreshing one remote's catalog.
+    public struct CatalogRefresh: Sendable {
+        public var remote: Remote
+        public var result: Result<CatalogFetcher.Update, SyncError>
+    }
+
+    /// Refreshes every remote's catalog (one conditional request each when nothing changed).
+    public func refreshCatalogs() async throws -> [CatalogRefresh] {
+        let config = try ClientConfig.load(home)
+        guard !config.remotes.isEmpty else {
+            throw SyncError.notFound(file: "remote (none configured; add one with `corpus remote add NAME URL --trust KEY.pub`)")
+        }
+        let fetcher = CatalogFetcher(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        var out: [CatalogRefresh] = []
+        for remote in config.remotes {
+            do {
+                out.append(CatalogRefresh(remote: remote, result: .success(try await fetcher.refresh(remote))))
+            } catch let e as SyncError {
+                out.append(CatalogRefresh(remote: remote, result: .failure(e)))
+            }
+        }
+        return out
+    }
+
+    /// What the accepted catalogs offer, without network.
+    public func offered() throws -> [OfferedCorpus] {
+        let config = try ClientConfig.load(home)
+        let state = CatalogState(home: home)
+        var out: [OfferedCorpus] = []
+        for remote in config.remotes {
+            guard let accepted = try state.accepted(remote.name) else { continue }
+            out += accepted.catalog.corpora.map { OfferedCorpus(remote: remote.name, entry: $0) }
+        }
+        return out
+    }
+
+    /// True when the token's claims cover an entitled corpus (free ones are never locked).
+    public func isLocked(_ offer: OfferedCorpus, catalogID: String?) -> Bool {
+        guard offer.entry.access == .entitled else { return false }
+        guard let claims else { return true }
+        if let catalogID, !claims.audience.isEmpty, !claims.audience.contains(catalogID) { return true }
+        if claims.expiresAt < Date() { return true }
+        return !claims.covers(corpus: offer.entry.id, tier: offer.entry.tier)
+    }
+
+    /// The import limit in force: the lower of the token's claim and the configured one.
+    public func importLimit() throws -> Int? {
+        let configured = try ClientConfig.load(home).importLimit
+        switch (claims?.importLimit, configured) {
+        case let (a?, b?): return min(a, b)
+        case let (a?, nil): return a
+        case let (nil, b): return b
+        }
+    }
+
+    // MARK: Installed state
+
+    public func installed() -> [InstalledVersion] { home.installed() }
+
+    public func planner() throws -> SyncPlanner {
+        SyncPlanner(offered: try offered(), installed: installed().map(\.record.asRecord), importLimit: try importLimit())
+    }
+
+    // MARK: Install, sync, remove
+
+    /// What happened to one corpus in an install or sync.
+    public struct Outcome: Sendable {
+        public enum Kind: String, Sendable { case installed, updated, unchanged, removed, failed }
+        public var name: String
+        public var kind: Kind
+        public var version: String?
+        public var previousVersion: String?
+        public var error: SyncError?
+    }
+
+    public enum Progress: Sendable {
+        case downloading(name: String, DownloadProgress)
+        case verifying(name: String)
+        case installed(name: String, version: String)
+    }
+
+    /// Installs the named corpora: refreshes catalogs, plans (import limit before any download), then
+    /// carries out each action, attempting every one.
+    public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
+        try await refreshOrThrow()
+        let plan = try planner().planInstall(wanted)
+        return try await execute(plan, progress: progress)
+    }
+
+    /// Brings installed corpora to their catalogs' latest, or to the set `wanted` names.
+    public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
+        try await refreshOrThrow()
+        let plan = try planner().planSync(wanted: wanted, prune: prune)
+        return try await execute(plan, progress: progress)
+    }
+
+    /// Refreshes catalogs; a refusal from any remote stops the operation (nothing is trusted from it).
+    private func refreshOrThrow() async throws {
+        for r in try await refreshCatalogs() {
+            if case let .failure(e) = r.result {
+                // With no accepted catalog at all there is nothing to work from; otherwise a network
+                // failure falls back to the last accepted (still unexpired) catalog.
+                if e.category == .network, let accepted = try CatalogState(home: home).accepted(r.remote.name),
+                   let expiry = accepted.catalog.expiryDate, expiry > Date() {
+                    continue
+                }
+                throw e
+            }
+        }
+    }
+
+    func execute(_ plan: [SyncAction], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
+        var outcomes: [Outcome] = []
+        let config = try ClientConfig.load(home)
+        let downloader = Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        let installer = Installer(home: home, packCheck: packCheck)
+        for action in plan {
+            switch action {
+            case let .keep(have):
+                outcomes.append(Outcome(name: have.qualifiedName, kind: .unchanged, version: have.version.description))
+            case let .refuse(name, reason):
+                let error: SyncError
+                switch reason {
+                case .notFound: error = .notFound(file: "corpus \(name)")
+                case let .ambiguous(candidates): error = .malformed(what: "corpus name \(name)", reason: "it is offered by several catalogs; use one of \(candidates.joined(separator: ", "))")
+                case let .versionNotOffered(v): error = .notFound(file: "version \(v) of \(name)")
+                case let .importLimit(used, limit): error = .importLimit(used: used, limit: limit)
+                }
+                outcomes.append(Outcome(name: name, kind: .failed, error: error))
+            case let .remove(have):
+                do {
+                    try installer.remove(remote: have.remote, id: have.id)
+                    outcomes.append(Outcome(name: have.qualifiedName, kind: .removed, previousVersion: have.version.description))
+                } catch let e as SyncError {
+                    outcomes.append(Outcome(name: have.qualifiedName, kind: .failed, error: e))
+                }
+            case let .install(offer), let .update(_, offer):
+                var previous: String?
+                if case let .update(from, _) = action { previous = from.version.description }
+                let name = "\(offer.remote)/\(offer.entry.id)"
+                do {
+                    guard let remote = config.remote(named: offer.remote) else { throw SyncError.notFound(file: "remote \(offer.remote)") }
+                    let root = try TrustStore(home: home).currentRoot(for: remote)
+                    let useToken = offer.entry.access == .entitled ? token : nil
+                    if offer.entry.access == .entitled && useToken == nil {
+                        throw SyncError.entitlementRequired(file: offer.entry.id)
+                    }
+                    let download = try await downloader.download(offer.entry.bundle, from: remote.sources, token: useToken) { p in
+                        progress?(.downloading(name: name, p))
+                    }
+                    progress?(.verifying(name: name))
+                    try installer.install(bundlePath: download.path, remote: offer.remote,
+                                          expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
+                                          bundled: offer.entry.bundled, trustedKeys: [root.key])
+                    downloader.discard(sha256: download.sha256)
+                    progress?(.installed(name: name, version: offer.entry.version.description))
+                    outcomes.append(Outcome(name: name, kind: previous == nil ? .installed : .updated,
+                                            version: offer.entry.version.description, previousVersion: previous))
+                } catch let e as SyncError {
+                    outcomes.append(Outcome(name: name, kind: .failed, error: e))
+                }
+            }
+        }
+        return outcomes
+    }
+
+    /// Installs a local bundle under the `local` remote, verified against the trusted root keys of
+    /// every configured remote (or the keys given). It counts against the import limit.
+    @discardableResult
+    public func importBundle(path: String, trustedKeys extra: [PublicKey] = []) throws -> Manifest {
+        var keys = extra
+        let config = try ClientConfig.load(home)
+        for remote in config.remotes { keys.append(try TrustStore(home: home).currentRoot(for: remote).key) }
+        guard !keys.isEmpty else {
+            throw SyncError.untrustedKey(keyID: "(none: add a remote with --trust, or pass --trust KEY.pub)")
+        }
+        let reader: BundleReader
+        let manifest: Manifest
+        do {
+            reader = try BundleReader(path: path)
+            manifest = try reader.manifest(trustedKeys: keys).manifest
+        } catch let e as FormatError { throw SyncError.from(e) }
+        let already = installed().contains { $0.record.remote == HomeLayout.localRemote && $0.record.id == manifest.id }
+        if !already, let limit = try importLimit() {
+            let used = installed().filter { !$0.record.bundled }.count
+            if used >= limit { throw SyncError.importLimit(used: used, limit: limit) }
+        }
+        return try Installer(home: home, packCheck: packCheck)
+            .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys)
+    }
+
+    /// Removes an installed corpus by `id` or `remote/id`.
+    public func remove(_ name: String) throws -> InstalledCorpusRecord {
+        let p = SyncPlanner(offered: [], installed: installed().map(\.record.asRecord), importLimit: nil)
+        switch p.resolveInstalled(name) {
+        case let .success(r):
+            try Installer(home: home, packCheck: packCheck).remove(remote: r.remote, id: r.id)
+            return r
+        case .failure(.ambiguous(let c)):
+            throw SyncError.malformed(what: "corpus name \(name)", reason: "several are installed; use one of \(c.joined(separator: ", "))")
+        case .failure:
+            throw SyncError.notInstalled(name: name)
+        }
+    }
+
+    // MARK: Verify and gc
+
+    public struct VerifyOutcome: Sendable {
+        public var name: String
+        public var error: SyncError?
+    }
+
+    /// Re-checks installed corpora: every file's hash and size against its signed manifest, the
+    /// manifest's signature against the trusted keys, and the pack's integrity.
+    public func verify(_ name: String?) throws -> [VerifyOutcome] {
+        var targets = installed()
+        if let name {
+            let matches = targets.filter { $0.record.id == name || "\($0.record.remote)/\($0.record.id)" == name }
+            guard !matches.isEmpty else { throw SyncError.notInstalled(name: name) }
+            targets = matches
+        }
+        let config = try ClientConfig.load(home)
+        var keys: [PublicKey] = []
+        for remote in config.remotes { if let k = try? TrustStore(home: home).currentRoot(for: remote).key { keys.append(k) } }
+        return targets.map { c in
+            let name = "\(c.record.remote)/\(c.record.id)"
+            do {
+                try InstalledVerifier.verify(directory: c.directory, trustedKeys: keys)
+                try packCheck(c.directory)
+                return VerifyOutcome(name: name, error: nil)
+            } catch let e as SyncError {
+                return VerifyOutcome(name: name, error: e)
+            } catch let e as FormatError {
+                return VerifyOutcome(name: name, error: .from(e))
+            } catch {
+                return VerifyOutcome(name: name, error: .malformed(what: name, reason: String(describing: error)))
+            }
+        }
+    }
+
+    public struct GCReport: Sendable {
+        public var removedVersions: [String] = []
+        public var removedPartials: [String] = []
+        public var removedStaging: [String] = []
+        public var bytesFreed: Int64 = 0
+    }
+
+    /// Removes versions that are not current, staging leftovers and partial downloads.
+    /// Takes each corpus's lock, so it never removes what an install is writing.
+    public func gc() throws -> GCReport {
+        var report = GCReport()
+        let fm = FileManager.default
+        let installer = Installer(home: home, packCheck: packCheck)
+        for remote in ((try? fm.contentsOfDirectory(atPath: home.corpora)) ?? []).sorted() where Identifier.isValid(remote) {
+            for id in ((try? fm.contentsOfDirectory(atPath: home.corpora(remote))) ?? []).sorted() where Identifier.isValid(id) {
+                guard let lock = try? installer.corpusLock(remote: remote, id: id, wait: .no) else { continue }
+                defer { withExtendedLifetime(lock) {} }
+                let current = home.currentVersionDirectory(remote: remote, id: id).map { ($0 as NSString).lastPathComponent }
+                let versions = home.versionsDirectory(remote: remote, id: id)
+                for v in (try? fm.contentsOfDirectory(atPath: versions)) ?? [] where v != current {
+                    report.bytesFreed += HomeLayout.folderSize("\(versions)/\(v)")
+                    FileIO.remove("\(versions)/\(v)")
+                    report.removedVersions.append("\(remote)/\(id)@\(v)")
+                }
+                if current == nil {
+                    FileIO.remove(home.corpusDirectory(remote: remote, id: id))
+                }
+            }
+        }
+        let shared = try io { () -> FileLock? in
+            try FileIO.createDirectory(home.locks)
+            return try? FileLock(path: home.lockFile("downloads"), wait: .no)
+        }
+        if let shared {
+            defer { withExtendedLifetime(shared) {} }
+            for name in (try? fm.contentsOfDirectory(atPath: home.downloads)) ?? [] {
+                let path = "\(home.downloads)/\(name)"
+                report.bytesFreed += FileIO.fileSize(path) ?? 0
+                FileIO.remove(path)
+                report.removedPartials.append(name)
+            }
+        }
+        for name in (try? fm.contentsOfDirectory(atPath: home.staging)) ?? [] {
+            // Staging folders carry their creator's pid; leave those of live processes alone.
+            let parts = name.split(separator: ".")
+            if parts.count >= 2, let pid = Int32(parts[parts.count - 2]), kill(pid, 0) == 0, pid != getpid() { continue }
+            report.bytesFreed += HomeLayout.folderSize("\(home.staging)/\(name)")
+            FileIO.remove("\(home.staging)/\(name)")
+            report.removedStaging.append(name)
+        }
+        return report
+    }
+}
