@@ -58,6 +58,18 @@ public enum FTSQuery {
         tokens.isEmpty ? nil : tokens.map(quote).joined(separator: " ")
     }
 
+    /// Every token but one must occur: `("b" "c") OR ("a" "c") OR ("a" "b")`. Only for 3 to
+    /// `maxRelaxedTokens` tokens (fewer: it would be `anyTerm`; more: too many groups); else nil.
+    public static func allButOne(_ tokens: [String]) -> String? {
+        guard (3...maxRelaxedTokens).contains(tokens.count) else { return nil }
+        return tokens.indices.map { skip in
+            "(" + tokens.indices.filter { $0 != skip }.map { quote(tokens[$0]) }.joined(separator: " ") + ")"
+        }.joined(separator: " OR ")
+    }
+
+    /// The most tokens `allButOne` expands (n groups of n − 1 terms).
+    public static let maxRelaxedTokens = 8
+
     /// Any token may occur; nil when there are no tokens.
     public static func anyTerm(_ tokens: [String]) -> String? {
         tokens.isEmpty ? nil : tokens.map(quote).joined(separator: " OR ")

@@ -148,20 +148,24 @@ public final class InstalledCorpus: @unchecked Sendable {
 
     /// The lexical channel: passage rows ranked by weighted BM25, best first, at most `limit`.
     ///
-    /// All tokens must match first (FTS5's implicit AND, precise and cheap); when that finds
-    /// fewer than `limit` passages, passages matching any token fill the remaining places, still
-    /// in BM25 order, after every all-token match (docs/engine.md).
+    /// A relaxation ladder (docs/engine.md): passages holding every token first; if fewer than
+    /// `limit`, passages holding all tokens but one fill the remaining places; only when neither
+    /// found anything, passages holding any token. Each stage ranks by BM25 and comes after the
+    /// stages before it. Matching any single token is the costly stage on a large corpus (common
+    /// words match a good part of it) and the weakest evidence, so it runs only as a last resort.
     public func lexicalSearch(tokens: [String], limit: Int) throws -> [Int32] {
-        guard limit > 0, let all = FTSQuery.allTerms(tokens), let any = FTSQuery.anyTerm(tokens) else { return [] }
+        guard limit > 0, let all = FTSQuery.allTerms(tokens) else { return [] }
         do {
             return try connection.withLock { conn in
                 var rows = try conn.ranked(all, limit: limit)
-                if rows.count < limit && tokens.count > 1 {
-                    var seen = Set(rows)
-                    for r in try conn.ranked(any, limit: limit) where rows.count < limit && seen.insert(r).inserted {
+                var seen = Set(rows)
+                func fill(_ expression: String) throws {
+                    for r in try conn.ranked(expression, limit: limit) where rows.count < limit && seen.insert(r).inserted {
                         rows.append(r)
                     }
                 }
+                if rows.count < limit, let relaxed = FTSQuery.allButOne(tokens) { try fill(relaxed) }
+                if rows.isEmpty && tokens.count > 1, let any = FTSQuery.anyTerm(tokens) { try fill(any) }
                 return rows
             }
         } catch let e as SQLiteError {

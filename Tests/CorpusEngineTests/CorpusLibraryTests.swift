@@ -73,23 +73,29 @@ struct OtherEmbedder: Embedder {
         try PackFixture(id: "sea", texts: ["a.md": texts]).install(home: home.path)
         try PackFixture(id: "lake", remote: "other", texts: ["b.md": texts]).install(home: home.path)
         let library = CorpusLibrary(home: home.path)
-        for options in [SearchOptions(k: 6), SearchOptions(k: 6, lexicalOnly: true)] {
-            let hits = try await library.search("harbour winter", options: options)
-            #expect(hits.count == 6)
-            // Each corpus ranks its own passages and equal ranks fuse to equal scores, so the corpora
-            // alternate (in remote/id order) instead of one corpus filling the top.
-            #expect(hits.map(\.corpus) == ["sea", "lake", "sea", "lake", "sea", "lake"])
-            #expect(hits.map(\.remote) == ["local", "other", "local", "other", "local", "other"])
-            for pair in stride(from: 0, to: 6, by: 2) {
-                #expect(hits[pair].score == hits[pair + 1].score && hits[pair].text == hits[pair + 1].text)
-                #expect(hits[pair].lexicalRank == pair / 2 + 1)
-            }
-            #expect(hits[0].text == "the harbour in winter")
-            #expect(hits[0].score > hits[2].score && hits[2].score > hits[4].score)
+        // Lexical only: each corpus ranks its own passages 1, 2, 3; equal ranks fuse to equal
+        // scores, so the corpora alternate (in remote/id order) instead of one filling the top.
+        let lexical = try await library.search("harbour", options: SearchOptions(k: 6, lexicalOnly: true))
+        try #require(lexical.count == 6)
+        #expect(lexical.map(\.corpus) == ["sea", "lake", "sea", "lake", "sea", "lake"])
+        #expect(lexical.map(\.remote) == ["local", "other", "local", "other", "local", "other"])
+        for pair in stride(from: 0, to: 6, by: 2) {
+            #expect(lexical[pair].score == lexical[pair + 1].score && lexical[pair].text == lexical[pair + 1].text)
+            #expect(lexical[pair].lexicalRank == pair / 2 + 1 && lexical[pair + 1].lexicalRank == pair / 2 + 1)
         }
+        #expect(lexical[0].score > lexical[2].score && lexical[2].score > lexical[4].score)
+        // Hybrid: at every fused score, both corpora hold the same passages.
+        let hybrid = try await library.search("harbour", options: SearchOptions(k: 6))
+        try #require(hybrid.count == 6)
+        #expect(hybrid.map(\.score) == hybrid.map(\.score).sorted(by: >))
+        for score in Set(hybrid.map(\.score)) {
+            let tied = hybrid.filter { $0.score == score }
+            #expect(tied.filter { $0.corpus == "sea" }.map(\.text).sorted() == tied.filter { $0.corpus == "lake" }.map(\.text).sorted())
+        }
+        #expect(hybrid.allSatisfy { $0.lexicalRank != nil && $0.vectorRank != nil })
         // A subset keeps the remote/id order, whatever order the request names them in.
         try PackFixture(id: "bay", remote: "zzz", texts: ["c.md": ["harbour winter", "winter"]]).install(home: home.path)
-        let mixed = try await library.search("harbour winter", options: SearchOptions(k: 3, corpora: ["bay", "sea"], lexicalOnly: true))
+        let mixed = try await library.search("harbour", options: SearchOptions(k: 3, corpora: ["bay", "sea"], lexicalOnly: true))
         #expect(mixed.map(\.corpus) == ["sea", "bay", "sea"])
         // Subsets by id and by remote/id.
         #expect(try await library.search("harbour", options: SearchOptions(corpora: ["lake"])).allSatisfy { $0.corpus == "lake" })

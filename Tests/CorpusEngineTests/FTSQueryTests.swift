@@ -1,5 +1,5 @@
 import Testing
-import CorpusEngine
+@testable import CorpusEngine
 import CorpusTestSupport
 
 @Suite struct FTSQueryTests {
@@ -55,6 +55,21 @@ import CorpusTestSupport
     @Test func allTermsIsImplicitAnd() {
         #expect(FTSQuery.allTerms(["sea", "OR", "light"]) == #""sea" "OR" "light""#)
         #expect(FTSQuery.allTerms([]) == nil)
+    }
+
+    static let relaxed: [([String], String?)] = [
+        ([], nil),
+        (["a"], nil),
+        (["a", "b"], nil),
+        (["a", "b", "c"], #"("b" "c") OR ("a" "c") OR ("a" "b")"#),
+        (["NOT", "x", "OR"], #"("x" "OR") OR ("NOT" "OR") OR ("NOT" "x")"#),
+        ((1...8).map { "t\($0)" }, (1...8).map { skip in "(" + (1...8).filter { $0 != skip }.map { "\"t\($0)\"" }.joined(separator: " ") + ")" }.joined(separator: " OR ")),
+        ((1...9).map { "t\($0)" }, nil),
+    ]
+
+    @Test(arguments: relaxed)
+    func allButOne(_ tokens: [String], _ expected: String?) {
+        #expect(FTSQuery.allButOne(tokens) == expected)
     }
 
     @Test func quoteDoublesInnerQuotes() {
@@ -114,5 +129,43 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
         z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
         return z ^ (z >> 31)
+    }
+}
+
+/// The lexical channel's relaxation ladder on a real pack.
+@Suite struct LexicalLadderTests {
+    static let texts = ["a.md": [
+        "alpha beta gamma",      // 0: all three
+        "alpha beta",            // 1: all but one
+        "beta gamma delta",      // 2: all but one
+        "alpha",                 // 3: one
+        "gamma gamma gamma",     // 4: one
+        "unrelated words here",  // 5: none
+    ]]
+
+    func corpus(_ home: TempDirectory) throws -> InstalledCorpus {
+        let folder = try PackFixture(id: "greek", texts: Self.texts).install(home: home.path)
+        return try InstalledCorpus(folder: folder, remote: "local")
+    }
+
+    @Test func allTermsThenAllButOneButNotAnyTerm() throws {
+        let home = TempDirectory("ladder")
+        let c = try corpus(home)
+        let rows = try c.lexicalSearch(tokens: ["alpha", "beta", "gamma"], limit: 10)
+        #expect(rows.first == 0)
+        #expect(Set(rows.dropFirst()) == [1, 2])
+        // With a limit the full match fills, nothing else runs.
+        #expect(try c.lexicalSearch(tokens: ["alpha", "beta", "gamma"], limit: 1) == [0])
+    }
+
+    @Test func anyTermOnlyWhenNothingStricterMatched() throws {
+        let home = TempDirectory("ladder")
+        let c = try corpus(home)
+        // "alpha" and "zeta" never occur together: any-term finds the alpha passages.
+        #expect(Set(try c.lexicalSearch(tokens: ["alpha", "zeta"], limit: 10)) == [0, 1, 3])
+        // No stage matches: nothing, and no error.
+        #expect(try c.lexicalSearch(tokens: ["zeta", "omega"], limit: 10) == [])
+        // Two of three match nowhere together, one matches: any-term.
+        #expect(Set(try c.lexicalSearch(tokens: ["delta", "zeta", "omega"], limit: 10)) == [2])
     }
 }
