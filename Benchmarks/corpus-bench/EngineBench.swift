@@ -16,6 +16,8 @@ enum EngineBench {
         var queries = 1_000
         var scanQueries = 300
         var prepareOnly = false
+        /// Only the open and scan figures, for a second round alternating with the NumPy peer.
+        var scanOnly = false
     }
 
     static func run(args: [String]) async throws {
@@ -33,7 +35,8 @@ enum EngineBench {
             case "--queries": c.queries = max(100, Int(value()) ?? c.queries)
             case "--scan-queries": c.scanQueries = Int(value()) ?? c.scanQueries
             case "--prepare-only": c.prepareOnly = true
-            default: fail("unknown option \(args[i]); use --dir DIR --passages N --queries N --scan-queries N --prepare-only")
+            case "--scan-only": c.scanOnly = true
+            default: fail("unknown option \(args[i]); use --dir DIR --passages N --queries N --scan-queries N --prepare-only --scan-only")
             }
             i += 1
         }
@@ -76,6 +79,19 @@ enum EngineBench {
         }
         print("engine.scan_p50_ms \(format(percentile(scans, 50)))")
         print("engine.scan_p95_ms \(format(percentile(scans, 95)))")
+        if c.scanOnly { return }
+
+        // The lexical channel alone: the BM25 ladder at depth 50, then details and snippets of 10.
+        var lexical: [Double] = []
+        for text in texts.prefix(c.scanQueries) {
+            let t = Clock.now
+            let tokens = FTSQuery.tokens(text)
+            let rows = try opened!.lexicalSearch(tokens: tokens, limit: 50)
+            _ = try opened!.details(rows: Array(rows.prefix(10)), tokens: tokens)
+            lexical.append(Clock.ms(since: t))
+        }
+        print("engine.lexical_p50_ms \(format(percentile(lexical, 50)))")
+        print("engine.lexical_p95_ms \(format(percentile(lexical, 95)))")
         opened = nil
 
         // Hybrid: the library as an app uses it (refresh, BM25, scan, RRF, details and snippets).
