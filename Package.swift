@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "corpusd", dependencies: ["CorpusCLI"]),
         .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher"], path: "Benchmarks/corpus-bench"),
 
-        .target(name: "CorpusTestSupport", dependencies: ["CorpusFormat", "CZip"], path: "Tests/CorpusTestSupport"),
+        .target(name: "CorpusTestSupport", dependencies: ["CorpusFormat", "CorpusEngine", "CZip"], path: "Tests/CorpusTestSupport"),
         .testTarget(name: "CorpusFormatTests", dependencies: ["CorpusFormat", "CorpusTestSupport", "CZip"]),
         .testTarget(name: "CorpusEngineTests", dependencies: ["CorpusEngine", "CorpusTestSupport"]),
         .testTarget(name: "CorpusPublisherTests", dependencies: ["CorpusPublisher", "CorpusTestSupport"]),

@@ -1,10 +1,11 @@
 import Foundation
 
 /// `corpus-bench <subcommand> [args]`: each benchmark registers one entry here and lives in its own file.
-let subcommands: [String: ([String]) throws -> Void] = [
+let subcommands: [String: ([String]) async throws -> Void] = [
     "bundle-stream": BundleStreamBench.run,
     "minilm": MiniLMBench.run(args:),
     "build": BuildBench.run,
+    "engine": EngineBench.run(args:),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
@@ -13,7 +14,7 @@ guard let name = args.first, let run = subcommands[name] else {
     exit(2)
 }
 do {
-    try run(Array(args.dropFirst()))
+    try await run(Array(args.dropFirst()))
 } catch {
     FileHandle.standardError.write(Data("corpus-bench \(name): \(error)\n".utf8))
     exit(1)

@@ -1,0 +1,178 @@
+import Foundation
+import CorpusFormat
+import Synchronization
+
+/// Every corpus installed in a home folder, searched as one: the library apps link to.
+///
+/// Each search re-reads `corpora/<remote>/<id>/current` and reuses an open corpus only while
+/// its link still resolves to the same version folder (same path and inode); it opens corpora
+/// that appeared and forgets removed ones. So an install, update or removal by another process
+/// shows up at the next search without a restart, while a search already running keeps the
+/// corpora it resolved: their open file descriptor and mapping keep the old files readable.
+public final class CorpusLibrary: Sendable {
+    public let home: String
+    public let embedder: any Embedder
+    private let cache = Mutex<[String: (identity: Identity, corpus: InstalledCorpus)]>([:])
+
+    public init(home: String, embedder: any Embedder = HashingEmbedder()) {
+        self.home = home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
+        self.embedder = embedder
+    }
+
+    /// One installed corpus as found on disk: where `current` points right now.
+    struct Located: Hashable {
+        var remote: String
+        var id: String
+        var folder: String
+        var device: UInt64
+        var inode: UInt64
+        var name: String { "\(remote)/\(id)" }
+    }
+
+    /// Lists `corpora/*/*/current` (docs/layout.md). A missing or dangling `current`, a link
+    /// that climbs out of its corpus folder, or a name that is not an id means "not installed".
+    func locate() -> [Located] {
+        let fm = FileManager.default
+        let corpora = "\(home)/corpora"
+        var found: [Located] = []
+        for remote in ((try? fm.contentsOfDirectory(atPath: corpora)) ?? []).sorted() where Identifier.isValid(remote) {
+            for id in ((try? fm.contentsOfDirectory(atPath: "\(corpora)/\(remote)")) ?? []).sorted() where Identifier.isValid(id) {
+                let dir = "\(corpora)/\(remote)/\(id)"
+                guard let target = try? fm.destinationOfSymbolicLink(atPath: "\(dir)/current"), TreePath.isSafe(target) else { continue }
+                let folder = "\(dir)/\(target)"
+                var st = stat()
+                guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+                found.append(Located(remote: remote, id: id, folder: folder, device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
+            }
+        }
+        return found
+    }
+
+    /// The installed corpora, opened (or reused), in `remote/id` order; with failures per corpus.
+    func refresh() -> [(name: String, result: Result<InstalledCorpus, any Error>)] {
+        let located = locate()
+        return cache.withLock { cache in
+            var next: [String: (identity: Identity, corpus: InstalledCorpus)] = [:]
+            var out: [(String, Result<InstalledCorpus, any Error>)] = []
+            for loc in located {
+                if let open = cache[loc.name], open.identity == Identity(loc) {
+                    next[loc.name] = open
+                    out.append((loc.name, .success(open.corpus)))
+                    continue
+                }
+                do {
+                    let corpus = try InstalledCorpus(folder: loc.folder, remote: loc.remote, expectedID: loc.id)
+                    next[loc.name] = (Identity(loc), corpus)
+                    out.append((loc.name, .success(corpus)))
+                } catch {
+                    out.append((loc.name, .failure(error)))
+                }
+            }
+            // Dropping a corpus here only releases the cache's reference: searches in flight keep theirs.
+            cache = next
+            return out
+        }
+    }
+
+    /// The corpora installed right now, opened; throws the first corpus that cannot be opened.
+    public func installed() throws -> [InstalledCorpus] {
+        try refresh().map { try $0.result.get() }
+    }
+
+    /// Searches the selected installed corpora with both channels and fuses the results.
+    ///
+    /// Per corpus, the lexical channel (BM25) and the vector channel each rank their best
+    /// `perChannelDepth` passages; all those lists, from every corpus, are fused by reciprocal
+    /// rank fusion into one ranking (docs/engine.md), and the best `k` are returned.
+    /// Throws `EngineError.embedderMismatch` for a corpus built with another embedder unless
+    /// that corpus (or the whole search) is lexical-only, and the open error of any selected
+    /// corpus that cannot be opened.
+    public func search(_ query: String, options: SearchOptions = SearchOptions()) async throws -> [Hit] {
+        try Task.checkCancellation()
+        let corpora = try select(options.corpora)
+        let tokens = FTSQuery.tokens(query)
+
+        var useVectors: [Bool] = []
+        for corpus in corpora {
+            let lexicalOnly = options.lexicalOnly || options.lexicalOnlyCorpora.contains(corpus.id)
+                || options.lexicalOnlyCorpora.contains(corpus.name)
+            if !lexicalOnly {
+                let e = corpus.manifest.embedder
+                guard e.id == embedder.id, e.dimension == embedder.dimension else {
+                    throw EngineError.embedderMismatch(corpus: corpus.name, corpusEmbedder: "\(e.id) (\(e.dimension) dimensions)",
+                                                       queryEmbedder: "\(embedder.id) (\(embedder.dimension) dimensions)")
+                }
+            }
+            useVectors.append(!lexicalOnly)
+        }
+        var queryVector: [Float]?
+        if useVectors.contains(true) {
+            let v = try embedder.embed([query]).first ?? []
+            // An all-zero embedding (no words) has no direction to search in.
+            if v.count == embedder.dimension, v.contains(where: { $0 != 0 }) { queryVector = v }
+        }
+
+        var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
+        for (c, corpus) in corpora.enumerated() {
+            try Task.checkCancellation()
+            let lexical = try corpus.lexicalSearch(tokens: tokens, limit: options.perChannelDepth)
+            lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
+            if useVectors[c], let queryVector {
+                let nearest = corpus.vectors.nearest(to: queryVector, limit: options.perChannelDepth)
+                lists.append(.init(channel: .vector, keys: nearest.map { PassageKey(corpus: c, row: $0.row) }))
+            }
+        }
+        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK).prefix(max(0, options.k))
+
+        var details: [Int: [Int32: InstalledCorpus.PassageDetail]] = [:]
+        for c in Set(fused.map(\.key.corpus)) {
+            details[c] = try corpora[c].details(rows: fused.filter { $0.key.corpus == c }.map(\.key.row), tokens: tokens)
+        }
+        return fused.compactMap { f in
+            let corpus = corpora[f.key.corpus]
+            guard let d = details[f.key.corpus]?[f.key.row] else { return nil }
+            return Hit(corpus: corpus.id, remote: corpus.remote, version: corpus.version.description, passageID: d.passageID,
+                       document: d.documentPath, documentTitle: d.documentTitle, section: d.section, text: d.text,
+                       snippet: d.snippet, score: f.score, lexicalRank: f.ranks[.lexical], vectorRank: f.ranks[.vector])
+        }
+    }
+
+    /// The corpora a search covers: all installed, or those `names` selects (`id` or `remote/id`).
+    func select(_ names: [String]) throws -> [InstalledCorpus] {
+        let all = refresh()
+        var chosen = all
+        if !names.isEmpty {
+            var wanted = Set<String>()
+            for name in names {
+                let matches = all.filter { $0.name == name || $0.name.hasSuffix("/" + name) }
+                guard !matches.isEmpty else { throw EngineError.corpusNotFound(name) }
+                wanted.formUnion(matches.map(\.name))
+            }
+            // Installed (remote/id) order, not request order: fusion ties break by it.
+            chosen = all.filter { wanted.contains($0.name) }
+        }
+        return try chosen.map { try $0.result.get() }
+    }
+}
+
+/// A passage of one of the corpora in a search: the corpus's index in that search and its row.
+/// Ordered by corpus, then row, which is the fusion's last tie-break.
+struct PassageKey: Hashable, Comparable, Sendable {
+    var corpus: Int
+    var row: Int32
+
+    static func < (a: PassageKey, b: PassageKey) -> Bool { (a.corpus, a.row) < (b.corpus, b.row) }
+}
+
+/// Which version folder an open corpus came from: a reinstalled folder at the same path is a new inode.
+struct Identity: Hashable, Sendable {
+    var folder: String
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ l: CorpusLibrary.Located) {
+        folder = l.folder
+        device = l.device
+        inode = l.inode
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import CorpusFormat
+
+/// Everything that can go wrong opening or searching installed corpora.
+///
+/// Refusals to trust a pack (triggers, views, a leftover journal, counts that disagree with the
+/// manifest, a failed integrity check) have their own cases, apart from plain I/O and SQLite
+/// failures, so the CLI can map them to "verification refused".
+public enum EngineError: Error, Equatable, Sendable {
+    /// The pack's `sqlite_schema` defines a trigger or view; packs never contain either.
+    case packHasSchemaCode(corpus: String, kind: String, name: String)
+    /// A `-wal`, `-shm` or `-journal` file sits next to the pack: SQLite would replay it.
+    case packHasJournal(corpus: String, file: String)
+    /// The pack's tables or `meta` disagree with the format or the manifest.
+    case packInconsistent(corpus: String, reason: String)
+    /// `PRAGMA quick_check` reported problems.
+    case integrityCheckFailed(corpus: String, problems: [String])
+    /// The vector sidecar disagrees with the manifest (rows, dimension, encoding) or is malformed.
+    case vectorsInconsistent(corpus: String, reason: String)
+    /// The query embedder is not the one the corpus was built with.
+    case embedderMismatch(corpus: String, corpusEmbedder: String, queryEmbedder: String)
+    /// A corpus named in the search options is not installed.
+    case corpusNotFound(String)
+    /// A file or folder could not be read.
+    case io(operation: String, path: String, errno: Int32)
+    /// The manifest did not decode.
+    case manifest(corpus: String, FormatError)
+    /// A SQLite call failed.
+    case sqlite(corpus: String, SQLiteError)
+
+    /// True when the error is a refusal to trust what is on disk (exit code 3 in the CLI).
+    public var isVerificationRefusal: Bool {
+        switch self {
+        case .packHasSchemaCode, .packHasJournal, .packInconsistent, .integrityCheckFailed, .vectorsInconsistent, .manifest:
+            return true
+        case .embedderMismatch, .corpusNotFound, .io, .sqlite:
+            return false
+        }
+    }
+}
+
+extension EngineError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case let .packHasSchemaCode(corpus, kind, name):
+            return "\(corpus): pack.sqlite defines a \(kind) (\(name.debugDescription)); packs may not contain triggers or views"
+        case let .packHasJournal(corpus, file):
+            return "\(corpus): \(file) exists next to pack.sqlite; a pack is opened only without a journal or WAL beside it"
+        case let .packInconsistent(corpus, reason):
+            return "\(corpus): pack.sqlite is inconsistent: \(reason)"
+        case let .integrityCheckFailed(corpus, problems):
+            return "\(corpus): pack.sqlite failed its integrity check: \(problems.prefix(3).joined(separator: "; "))"
+        case let .vectorsInconsistent(corpus, reason):
+            return "\(corpus): vectors.bin is unusable: \(reason)"
+        case let .embedderMismatch(corpus, corpusEmbedder, queryEmbedder):
+            return "\(corpus) was embedded with \(corpusEmbedder) but the query embedder is \(queryEmbedder); search it lexical-only or use the matching embedder"
+        case let .corpusNotFound(name):
+            return "no installed corpus \(name.debugDescription)"
+        case let .io(operation, path, code):
+            return "\(operation) \(path): \(String(cString: strerror(code)))"
+        case let .manifest(corpus, error):
+            return "\(corpus): corpus.json: \(error)"
+        case let .sqlite(corpus, error):
+            return "\(corpus): \(error)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

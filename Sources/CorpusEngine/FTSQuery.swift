@@ -1,0 +1,77 @@
+import Foundation
+
+/// Turns whatever a user typed into an FTS5 MATCH expression that can never be a syntax error.
+///
+/// User text is not FTS5 syntax: `AND`, `OR`, `NOT`, `NEAR`, `"`, `-`, `*`, `:`, `^`, `+` and
+/// parentheses all mean something to FTS5, and a stray one is an error. So no user character
+/// ever reaches FTS5 as syntax: the text is split into word tokens, each token is written as an
+/// FTS5 string (double-quoted, inner `"` doubled), and the strings are joined by the builder's
+/// own operators. See docs/engine.md.
+///
+/// A token is a maximal run of Unicode scalars that are alphabetic, numeric, or combining marks
+/// (so Devanagari or Thai syllables stay whole); everything else separates tokens, which drops
+/// punctuation, symbols and emoji. CJK ideographs are alphabetic and are kept; FTS5's unicode61
+/// tokenizer then splits the quoted string exactly as it split the indexed text.
+public enum FTSQuery {
+    /// More terms than this add nothing but cost; the rest are ignored.
+    public static let maxTokens = 32
+
+    /// The query's distinct tokens in order of first appearance (compared case-insensitively).
+    public static func tokens(_ text: String) -> [String] {
+        var tokens: [String] = []
+        var seen = Set<String>()
+        var current = String.UnicodeScalarView()
+        func flush() {
+            if !current.isEmpty {
+                let token = String(current)
+                if seen.insert(token.lowercased()).inserted { tokens.append(token) }
+                current = String.UnicodeScalarView()
+            }
+        }
+        for scalar in text.unicodeScalars {
+            if tokens.count >= maxTokens { break }
+            if isTokenScalar(scalar) { current.append(scalar) } else { flush() }
+        }
+        if tokens.count < maxTokens { flush() }
+        return tokens
+    }
+
+    static func isTokenScalar(_ s: Unicode.Scalar) -> Bool {
+        let p = s.properties
+        if p.isVariationSelector || p.isEmojiPresentation { return false }
+        switch p.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber, .nonspacingMark, .spacingMark:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// One token as an FTS5 string literal.
+    public static func quote(_ token: String) -> String {
+        "\"" + token.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Every token must occur (FTS5's implicit AND); nil when there are no tokens.
+    public static func allTerms(_ tokens: [String]) -> String? {
+        tokens.isEmpty ? nil : tokens.map(quote).joined(separator: " ")
+    }
+
+    /// Every token but one must occur: `("b" "c") OR ("a" "c") OR ("a" "b")`. Only for 3 to
+    /// `maxRelaxedTokens` tokens (fewer: it would be `anyTerm`; more: too many groups); else nil.
+    public static func allButOne(_ tokens: [String]) -> String? {
+        guard (3...maxRelaxedTokens).contains(tokens.count) else { return nil }
+        return tokens.indices.map { skip in
+            "(" + tokens.indices.filter { $0 != skip }.map { quote(tokens[$0]) }.joined(separator: " ") + ")"
+        }.joined(separator: " OR ")
+    }
+
+    /// The most tokens `allButOne` expands (n groups of n − 1 terms).
+    public static let maxRelaxedTokens = 8
+
+    /// Any token may occur; nil when there are no tokens.
+    public static func anyTerm(_ tokens: [String]) -> String? {
+        tokens.isEmpty ? nil : tokens.map(quote).joined(separator: " OR ")
+    }
+}

@@ -1,0 +1,70 @@
+/// The two retrieval channels a hit can come from.
+public enum Channel: String, Sendable, Hashable, CaseIterable {
+    case lexical
+    case vector
+}
+
+/// Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009): an item's score is the sum,
+/// over the ranked lists that contain it, of 1 / (k + rank), with ranks starting at 1.
+///
+/// Only ranks are used, never the channels' raw scores, so BM25 values and cosines need no
+/// common scale, and neither do the BM25 values of two corpora with different statistics.
+public enum ReciprocalRankFusion {
+    public static let defaultK = 60
+
+    /// One channel's ranked list (best first) of keys; a key appears at most once per list.
+    public struct RankedList<Key: Hashable>: Sendable where Key: Sendable {
+        public var channel: Channel
+        public var keys: [Key]
+
+        public init(channel: Channel, keys: [Key]) {
+            self.channel = channel
+            self.keys = keys
+        }
+    }
+
+    public struct Fused<Key: Hashable>: Hashable, Sendable where Key: Sendable {
+        public var key: Key
+        public var score: Double
+        /// The item's 1-based rank in each channel list that holds it.
+        public var ranks: [Channel: Int]
+
+        /// The best (smallest) rank over all its lists.
+        public var bestRank: Int { ranks.values.min() ?? Int.max }
+    }
+
+    /// Fuses the lists into one ranking, best first.
+    ///
+    /// Ties (equal sums, common when lists from different corpora are fused) go to the better
+    /// best rank, then to the key order, so the result is deterministic and lists of equal
+    /// standing interleave: A1, B1, A2, B2, … for two corpora A and B.
+    public static func fuse<Key: Hashable & Comparable & Sendable>(_ lists: [RankedList<Key>], k: Int = defaultK) -> [Fused<Key>] {
+        var byKey: [Key: Fused<Key>] = [:]
+        for list in lists {
+            for (i, key) in list.keys.enumerated() {
+                let rank = i + 1
+                let contribution = 1.0 / Double(k + rank)
+                if var f = byKey[key] {
+                    if let previous = f.ranks[list.channel] {
+                        // A key twice in one channel (two lists of the same channel): keep its better rank only.
+                        if rank < previous {
+                            f.score += contribution - 1.0 / Double(k + previous)
+                            f.ranks[list.channel] = rank
+                        }
+                    } else {
+                        f.score += contribution
+                        f.ranks[list.channel] = rank
+                    }
+                    byKey[key] = f
+                } else {
+                    byKey[key] = Fused(key: key, score: contribution, ranks: [list.channel: rank])
+                }
+            }
+        }
+        return byKey.values.sorted { a, b in
+            if a.score != b.score { return a.score > b.score }
+            if a.bestRank != b.bestRank { return a.bestRank < b.bestRank }
+            return a.key < b.key
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// What a search looks at and how much it returns.
+public struct SearchOptions: Sendable, Hashable {
+    /// How many fused hits to return.
+    public var k: Int
+    /// How many passages each channel contributes per corpus before fusion (N).
+    public var perChannelDepth: Int
+    /// The corpora to search, each as `id` (any remote) or `remote/id`; empty means all installed.
+    public var corpora: [String]
+    /// Search every corpus with the lexical channel only (no query embedding at all).
+    public var lexicalOnly: Bool
+    /// Corpora (`id` or `remote/id`) to search lexical-only, e.g. those built with another embedder.
+    public var lexicalOnlyCorpora: Set<String>
+    /// The RRF constant k.
+    public var rrfK: Int
+
+    public init(k: Int = 10, perChannelDepth: Int = 50, corpora: [String] = [], lexicalOnly: Bool = false,
+                lexicalOnlyCorpora: Set<String> = [], rrfK: Int = ReciprocalRankFusion.defaultK) {
+        self.k = k
+        self.perChannelDepth = perChannelDepth
+        self.corpora = corpora
+        self.lexicalOnly = lexicalOnly
+        self.lexicalOnlyCorpora = lexicalOnlyCorpora
+        self.rrfK = rrfK
+    }
+}
