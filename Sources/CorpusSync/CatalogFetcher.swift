@@ -41,8 +41,36 @@ public struct CatalogFetcher: Sendable {
         }
     }
 
+    /// A verified catalog refresh whose results are not yet written to the home folder.
+    ///
+    /// Install and sync keep it pending until their work succeeded, so that a refused bundle
+    /// leaves the home folder exactly as it was, catalog state included.
+    public struct Pending: Sendable {
+        public let remote: Remote
+        public let update: Update
+        /// The newest root key after following the chain: the key bundles must be signed by.
+        public let root: TrustedRoot
+        let links: [VerifiedRootDocument]
+        let accepted: AcceptedCatalog?
+        let fetch: FetchState?
+
+        /// Writes the accepted root links, catalog and conditional-request state, each atomically.
+        public func commit(home: HomeLayout) throws {
+            try TrustStore(home: home).persist(links, for: remote)
+            if let accepted { try CatalogState(home: home).persist(accepted, remote: remote.name) }
+            if let fetch { try CatalogState(home: home).persist(fetch, remote: remote.name) }
+        }
+    }
+
     /// Brings `remote`'s accepted catalog up to date, or throws the refusal that stopped it.
     public func refresh(_ remote: Remote) async throws -> Update {
+        let pending = try await fetch(remote)
+        try pending.commit(home: home)
+        return pending.update
+    }
+
+    /// Fetches and verifies `remote`'s catalog, persisting nothing.
+    public func fetch(_ remote: Remote) async throws -> Pending {
         try Identifier.validate(remote.name, what: "remote name")
         var firstRefusal: SyncError?
         var lastTransport: TransportError?
@@ -73,7 +101,7 @@ public struct CatalogFetcher: Sendable {
         throw SyncError.network(after: attempts, last: lastTransport ?? .network(reason: "no sources"))
     }
 
-    private func refresh(_ remote: Remote, from source: Source) async throws -> Update {
+    private func refresh(_ remote: Remote, from source: Source) async throws -> Pending {
         let state = CatalogState(home: home)
         let trust = TrustStore(home: home)
         let accepted = try state.accepted(remote.name)
@@ -90,7 +118,8 @@ public struct CatalogFetcher: Sendable {
         if pointerResponse.head.status == 304, let accepted {
             // Nothing new, but a frozen server must not keep an expired catalog alive.
             if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }
-            return .unchanged(accepted.catalog)
+            return Pending(remote: remote, update: .unchanged(accepted.catalog), root: try trust.currentRoot(for: remote),
+                           links: [], accepted: nil, fetch: nil)
         }
         let pointer: CatalogPointer
         do {
@@ -127,20 +156,19 @@ public struct CatalogFetcher: Sendable {
         guard verdict.catalog.version == pointer.version else {
             throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(verdict.catalog.version), the pointer says \(pointer.version)")
         }
-        try trust.persist(links, for: remote)
         let result: Update
+        var newlyAccepted: AcceptedCatalog?
         switch verdict {
         case let .unchanged(catalog):
             result = .unchanged(catalog)
         case let .accept(catalog):
-            try state.persist(AcceptedCatalog(catalog: catalog, bytes: catalogBytes, signature: signatureBytes ?? Data()), remote: remote.name)
+            newlyAccepted = AcceptedCatalog(catalog: catalog, bytes: catalogBytes, signature: signatureBytes ?? Data())
             result = .updated(catalog, previousVersion: accepted?.catalog.version)
         }
         let head = pointerResponse.head
-        if head.etag != nil || head.lastModified != nil {
-            try state.persist(FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified), remote: remote.name)
-        }
-        return result
+        let fetch = head.etag != nil || head.lastModified != nil
+            ? FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified) : nil
+        return Pending(remote: remote, update: result, root: root, links: links, accepted: newlyAccepted, fetch: fetch)
     }
 
     /// GETs a small file; nil when the server says 404 (a missing file is a state, not a failure).

@@ -150,34 +150,59 @@ public struct CorpusClient: Sendable {
     /// Installs the named corpora: refreshes catalogs, plans (import limit before any download), then
     /// carries out each action, attempting every one.
     public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
-        try await refreshOrThrow()
-        let plan = try planner().planInstall(wanted)
-        return try await execute(plan, progress: progress)
+        let pending = try await fetchCatalogs()
+        let plan = try planner(pending).planInstall(wanted)
+        return try await execute(plan, pending: pending, progress: progress)
     }
 
     /// Brings installed corpora to their catalogs' latest, or to the set `wanted` names.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
-        try await refreshOrThrow()
-        let plan = try planner().planSync(wanted: wanted, prune: prune)
-        return try await execute(plan, progress: progress)
+        let pending = try await fetchCatalogs()
+        let plan = try planner(pending).planSync(wanted: wanted, prune: prune)
+        return try await execute(plan, pending: pending, progress: progress)
     }
 
-    /// Refreshes catalogs; a refusal from any remote stops the operation (nothing is trusted from it).
-    private func refreshOrThrow() async throws {
-        for r in try await refreshCatalogs() {
-            if case let .failure(e) = r.result {
-                // With no accepted catalog at all there is nothing to work from; otherwise a network
-                // failure falls back to the last accepted (still unexpired) catalog.
-                if e.category == .network, let accepted = try CatalogState(home: home).accepted(r.remote.name),
-                   let expiry = accepted.catalog.expiryDate, expiry > Date() {
-                    continue
-                }
-                throw e
+    func planner(_ pending: [CatalogFetcher.Pending]) throws -> SyncPlanner {
+        let offered = pending.flatMap { p in p.update.catalog.corpora.map { OfferedCorpus(remote: p.remote.name, entry: $0) } }
+        return SyncPlanner(offered: offered, installed: installed().map(\.record.asRecord), importLimit: try importLimit())
+    }
+
+    /// Fetches and verifies every remote's catalog without persisting it. A refusal from any remote
+    /// stops the operation; a network failure falls back to the last accepted, unexpired catalog.
+    func fetchCatalogs() async throws -> [CatalogFetcher.Pending] {
+        let config = try ClientConfig.load(home)
+        guard !config.remotes.isEmpty else {
+            throw SyncError.notFound(file: "remote (none configured; add one with `corpus remote add NAME URL --trust KEY.pub`)")
+        }
+        let fetcher = CatalogFetcher(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        var out: [CatalogFetcher.Pending] = []
+        for remote in config.remotes {
+            do {
+                out.append(try await fetcher.fetch(remote))
+            } catch let e as SyncError {
+                guard e.category == .network, let accepted = try CatalogState(home: home).accepted(remote.name),
+                      let expiry = accepted.catalog.expiryDate, expiry > Date() else { throw e }
+                out.append(CatalogFetcher.Pending(remote: remote, update: .unchanged(accepted.catalog),
+                                                  root: try TrustStore(home: home).currentRoot(for: remote),
+                                                  links: [], accepted: nil, fetch: nil))
             }
         }
+        return out
     }
 
-    func execute(_ plan: [SyncAction], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
+    /// Carries out a plan, then persists the catalogs it was made from unless it only failed:
+    /// a refused download leaves the home folder as it was.
+    func execute(_ plan: [SyncAction], pending: [CatalogFetcher.Pending], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
+        let outcomes = try await execute(plan, roots: Dictionary(pending.map { ($0.remote.name, $0.root.key) }, uniquingKeysWith: { a, _ in a }),
+                                         progress: progress)
+        let changed = outcomes.contains { [.installed, .updated, .removed].contains($0.kind) }
+        if changed || outcomes.allSatisfy({ $0.error == nil }) {
+            for p in pending { try p.commit(home: home) }
+        }
+        return outcomes
+    }
+
+    func execute(_ plan: [SyncAction], roots: [String: PublicKey], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         let config = try ClientConfig.load(home)
         let downloader = Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
@@ -207,8 +232,9 @@ public struct CorpusClient: Sendable {
                 if case let .update(from, _) = action { previous = from.version.description }
                 let name = "\(offer.remote)/\(offer.entry.id)"
                 do {
-                    guard let remote = config.remote(named: offer.remote) else { throw SyncError.notFound(file: "remote \(offer.remote)") }
-                    let root = try TrustStore(home: home).currentRoot(for: remote)
+                    guard let remote = config.remote(named: offer.remote), let rootKey = roots[offer.remote] else {
+                        throw SyncError.notFound(file: "remote \(offer.remote)")
+                    }
                     let useToken = offer.entry.access == .entitled ? token : nil
                     if offer.entry.access == .entitled && useToken == nil {
                         throw SyncError.entitlementRequired(file: offer.entry.id)
@@ -219,7 +245,7 @@ public struct CorpusClient: Sendable {
                     progress?(.verifying(name: name))
                     try installer.install(bundlePath: download.path, remote: offer.remote,
                                           expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
-                                          bundled: offer.entry.bundled, trustedKeys: [root.key])
+                                          bundled: offer.entry.bundled, trustedKeys: [rootKey])
                     downloader.discard(sha256: download.sha256)
                     progress?(.installed(name: name, version: offer.entry.version.description))
                     outcomes.append(Outcome(name: name, kind: previous == nil ? .installed : .updated,
