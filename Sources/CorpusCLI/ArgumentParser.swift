@@ -129,6 +129,10 @@ public struct ArgumentParser: Sendable {
             if words.isEmpty { throw UsageError.noCommand }
             throw UsageError.unknownCommand(words.joined(separator: " "))
         }
+        // `COMMAND --help` asks for the command's usage; nothing else needs to be right.
+        if flags.contains("--help") {
+            return ParsedCommand(spec: spec, positionals: positionals, values: values, flags: flags)
+        }
         guard spec.positionals.contains(positionals.count) else {
             throw UsageError.wrongArgumentCount(command: spec.name, usage: spec.usage)
         }
@@ -139,6 +143,16 @@ public struct ArgumentParser: Sendable {
     }
 
     private func isNumber(_ s: String) -> Bool { Int(s) != nil }
+
+    /// The usage of one command, with its options.
+    public func usage(of spec: CommandSpec, program: String) -> String {
+        var out = "usage: \(program) \(spec.name) \(spec.usage)\n    \(spec.summary)\n"
+        if !spec.options.isEmpty {
+            out += "\noptions:\n"
+            for o in spec.options { out += "  \(o.name)\(o.takesValue ? " VALUE" : "")\(o.repeatable ? " (repeatable)" : "")  \(o.help)\n" }
+        }
+        return out
+    }
 
     /// The help text: every command with its usage and summary, then the global options.
     public func help(program: String) -> String {

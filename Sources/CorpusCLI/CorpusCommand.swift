@@ -52,7 +52,7 @@ public enum CorpusCommand {
         do {
             let cmd = try parser.parse(args)
             if cmd.has("--help") {
-                console.out("usage: corpus \(cmd.spec.name) \(cmd.spec.usage)\n    \(cmd.spec.summary)")
+                console.out(parser.usage(of: cmd.spec, program: "corpus"))
                 return 0
             }
             return try await ClientCommands(cmd: cmd, console: console).run()

@@ -28,6 +28,10 @@ public enum CorpusdCommand {
         }
         do {
             let cmd = try parser.parse(args)
+            if cmd.has("--help") {
+                console.out(parser.usage(of: cmd.spec, program: "corpusd"))
+                return 0
+            }
             switch cmd.spec.path {
             case ["keygen"]: try keygen(cmd, console)
             case ["build"]: try BuildCommand.run(cmd, console)

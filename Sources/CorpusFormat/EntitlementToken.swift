@@ -110,11 +110,11 @@ public struct EntitlementToken: Sendable, CustomStringConvertible, CustomDebugSt
     public let claims: EntitlementClaims
 
     /// Signs a new token with a minisign secret key; `jti` is 16 random bytes in hex.
-    public static func issue(key: SecretKey, issuer: String, subject: String, audience: String,
+    public static func issue(key: SecretKey, issuer: String, subject: String, audience: String?,
                              corpora: [String] = [], tiers: [String] = [], importLimit: Int? = nil,
                              lifetime: TimeInterval, now: Date = Date()) throws -> EntitlementToken {
         let start = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        let claims = EntitlementClaims(issuer: issuer, subject: subject, audience: [audience], issuedAt: start, notBefore: start,
+        let claims = EntitlementClaims(issuer: issuer, subject: subject, audience: audience.map { [$0] } ?? [], issuedAt: start, notBefore: start,
                                        expiresAt: start.addingTimeInterval(lifetime.rounded(.down)),
                                        tokenID: Hex.encode(try Ed25519.randomSeed().prefix(16)),
                                        corpora: corpora, tiers: tiers, importLimit: importLimit)
@@ -174,7 +174,9 @@ public struct EntitlementVerifier: Sendable {
         if now.timeIntervalSince(claims.expiresAt) >= leeway { throw .expired(at: claims.expiresAt) }
         if let nbf = claims.notBefore, nbf.timeIntervalSince(now) > leeway { throw .notYetValid(at: nbf) }
         if let iat = claims.issuedAt, iat.timeIntervalSince(now) > leeway { throw .notYetValid(at: iat) }
-        if let audience, !claims.audience.contains(audience) {
+        // A token without `aud` was issued for every catalog served with this key (corpusd token
+        // issue without --aud); one with `aud` is good only for the catalogs it names.
+        if let audience, !claims.audience.isEmpty, !claims.audience.contains(audience) {
             throw .wrongAudience(expected: audience, actual: claims.audience.prefix(4).map(JWS.printable))
         }
     }

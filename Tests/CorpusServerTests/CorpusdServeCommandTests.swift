@@ -83,13 +83,23 @@ import CorpusTestSupport
         let json = try ProcessRunner.run(Self.corpusd, ["token", "issue", "--key", keyFile, "--sub", "carol", "--corpora", "paid-atlas", "--aud", "demo", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(try verifier.verify(object?["token"] as? String ?? "").subject == "carol")
+
+        // design.md's form without --aud: no audience claim, accepted by a server for any catalog id,
+        // while a token naming another catalog is still refused.
+        let open = try ProcessRunner.run(Self.corpusd, ["token", "issue", "--key", keyFile, "--sub", "dan", "--tier", "gold"])
+        #expect(open.status == 0, "\(open.stderr)")
+        let openClaims = try verifier.verify(open.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(openClaims.audience.isEmpty && openClaims.subject == "dan")
+        let other = try ProcessRunner.run(Self.corpusd, ["token", "issue", "--key", keyFile, "--sub", "eve", "--tier", "gold", "--aud", "elsewhere"])
+        #expect(throws: EntitlementTokenError.wrongAudience(expected: "demo", actual: ["elsewhere"])) {
+            try verifier.verify(other.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 
     @Test func tokenIssueRefusesIncompleteRequests() throws {
         let tree = try ServerTestTree()
         let keyFile = try tree.entitlementKeyFile()
         let cases: [([String], Int32, String)] = [
-            (["--sub", "a", "--corpora", "x"], 2, "--aud CATALOG_ID or --catalog"),
             (["--sub", "a", "--aud", "demo"], 2, "--corpora or --tier"),
             (["--sub", "a", "--corpora", "x", "--aud", "demo", "--expires", "soon"], 2, "--expires"),
             (["--sub", "a", "--corpora", "../x", "--aud", "demo"], 2, "not a valid id"),
