@@ -19,7 +19,7 @@ import CorpusTestSupport
         let pub = try tree.entitlementPubFile()
         let keyFile = try tree.entitlementKeyFile()
         let server = try ServerProcess(Self.corpusd, ["serve", tree.root, "--listen", "127.0.0.1:{PORT}", "--entitlement-pub", pub])
-        #expect(server.stdout.contains("serving \(tree.root) on http://127.0.0.1:\(server.port)"))
+        #expect(server.waitForStdout(containing: "serving \(tree.root) on http://127.0.0.1:\(server.port)"), "\(server.stdout)")
 
         let (freeStatus, freeBody) = try curl(server.url + "/" + tree.bundlePaths["free-guide"]!)
         #expect(freeStatus == 200 && freeBody == tree.bundleBytes["free-guide"])

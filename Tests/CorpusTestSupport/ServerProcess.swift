@@ -34,6 +34,19 @@ public final class ServerProcess: @unchecked Sendable {
         throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "server never listened on \(port): \(stderr)"])
     }
 
+    /// Waits until stdout contains `text` (the server prints its banner after it starts listening,
+    /// so a test reading it the moment the port opens would race it).
+    @discardableResult
+    public func waitForStdout(containing text: String, timeout: TimeInterval = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if stdout.contains(text) { return true }
+            if !process.isRunning { return stdout.contains(text) }
+            usleep(20_000)
+        }
+        return false
+    }
+
     public var stdout: String { (try? String(contentsOfFile: logs.url("stdout"), encoding: .utf8)) ?? "" }
     public var stderr: String { (try? String(contentsOfFile: logs.url("stderr"), encoding: .utf8)) ?? "" }
 
