@@ -48,11 +48,12 @@ final class CatalogIndex: Sendable {
         self.checkInterval = checkInterval
     }
 
-    /// The current index, re-reading the tree first if it may have changed.
-    func current() -> Snapshot {
+    /// The current index, re-reading the tree first if it may have changed. `recheck` looks at
+    /// the tree even within `checkInterval` (two `stat`s; a rebuild only if something changed).
+    func current(recheck: Bool = false) -> Snapshot {
         let now = ContinuousClock.now
         return state.withLock { s in
-            if let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
+            if !recheck, let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
             let first = s.lastCheck == nil
             s.lastCheck = now
             let pointer = tree.identity([TreeLayout.pointer])
