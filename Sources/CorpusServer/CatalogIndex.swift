@@ -11,7 +11,8 @@ import CorpusFormat
 /// bundle, the strictest wins (entitled in any of them means entitled). A file under `bundles/`
 /// that no catalog lists is not served at all (404): a stray or half-copied upload is never
 /// exposed ungated. The index is rebuilt when `catalog.json` or the `catalogs/` folder changes,
-/// checked at most once per `checkInterval`; catalogs, being immutable, are parsed once each.
+/// checked at most once per `checkInterval`, and again at once when a bundle is not listed (it may
+/// have been published since); catalogs, being immutable, are parsed once each.
 final class CatalogIndex: Sendable {
     /// One corpus entry a bundle belongs to.
     struct Owner: Equatable, Sendable {
@@ -48,11 +49,12 @@ final class CatalogIndex: Sendable {
         self.checkInterval = checkInterval
     }
 
-    /// The current index, re-reading the tree first if it may have changed.
-    func current() -> Snapshot {
+    /// The current index, re-reading the tree first if it may have changed. `recheck` looks at
+    /// the tree even within `checkInterval` (two `stat`s; a rebuild only if something changed).
+    func current(recheck: Bool = false) -> Snapshot {
         let now = ContinuousClock.now
         return state.withLock { s in
-            if let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
+            if !recheck, let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
             let first = s.lastCheck == nil
             s.lastCheck = now
             let pointer = tree.identity([TreeLayout.pointer])

@@ -38,10 +38,16 @@ final class Gatekeeper: Sendable {
 
     /// The decision for a tree path (decoded segments) and the request's Authorization header.
     func decide(_ segments: [String], authorization: String?, now: Date = Date()) -> Decision {
-        let snapshot = index.current()
+        let path = segments.joined(separator: "/")
+        var snapshot = index.current()
+        if snapshot.owners(ofBundle: path) == nil && segments.first == "bundles" {
+            // A bundle published since the last check: a client that just read the new catalog.json
+            // (served straight from disk) asks for it at once, so look again rather than 404 it.
+            snapshot = index.current(recheck: true)
+        }
         // Any path a catalog names as a bundle is gated by that catalog, wherever it lives; other
         // files under bundles/ are unlisted; everything else is public.
-        guard let owners = snapshot.owners(ofBundle: segments.joined(separator: "/")) else {
+        guard let owners = snapshot.owners(ofBundle: path) else {
             return segments.first == "bundles" ? .unlisted : .open
         }
         let gated = owners.filter { $0.access == .entitled }
