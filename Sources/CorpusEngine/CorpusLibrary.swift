@@ -90,7 +90,9 @@ public final class CorpusLibrary: Sendable {
     public func search(_ query: String, options: SearchOptions = SearchOptions()) async throws -> [Hit] {
         try Task.checkCancellation()
         let corpora = try select(options.corpora)
-        let tokens = FTSQuery.tokens(query)
+        // Stop words ("the", "is", …) match nearly every passage and only add noise to both
+        // channels; they are dropped unless the query has nothing else.
+        let tokens = FTSQuery.contentTokens(FTSQuery.tokens(query))
 
         var useVectors: [Bool] = []
         for corpus in corpora {
@@ -107,20 +109,31 @@ public final class CorpusLibrary: Sendable {
         }
         var queryVector: [Float]?
         if useVectors.contains(true) {
-            let v = try embedder.embed([query]).first ?? []
+            // The lexical hashing embedder sees the same content words as BM25; a neural
+            // embedder reads the whole sentence, stop words included.
+            let text = embedder.id == HashingEmbedder.identifier ? tokens.joined(separator: " ") : query
+            let v = try embedder.embed([text]).first ?? []
             // An all-zero embedding (no words) has no direction to search in.
             if v.count == embedder.dimension, v.contains(where: { $0 != 0 }) { queryVector = v }
         }
 
+        // Lexical: one list per corpus (BM25 values of corpora with different statistics are not
+        // comparable). Vector: one list across corpora, since cosines of one embedder are; so a
+        // corpus with nothing related does not put its least-bad passage at vector rank 1.
         var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
+        var vectorHits: [(key: PassageKey, score: Float)] = []
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
             let lexical = try corpus.lexicalSearch(tokens: tokens, limit: options.perChannelDepth)
             lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
             if useVectors[c], let queryVector {
                 let nearest = corpus.vectors.nearest(to: queryVector, limit: options.perChannelDepth)
-                lists.append(.init(channel: .vector, keys: nearest.map { PassageKey(corpus: c, row: $0.row) }))
+                vectorHits += nearest.map { (PassageKey(corpus: c, row: $0.row), $0.score) }
             }
+        }
+        if !vectorHits.isEmpty {
+            vectorHits.sort { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
+            lists.append(.init(channel: .vector, scored: Array(vectorHits.prefix(options.perChannelDepth))))
         }
         let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK).prefix(max(0, options.k))
 

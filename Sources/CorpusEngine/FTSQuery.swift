@@ -48,6 +48,21 @@ public enum FTSQuery {
         }
     }
 
+    /// English function words that match almost every passage. Dropped from queries that have
+    /// other words (`contentTokens`); a query of stop words only ("to be or not to be") keeps them.
+    public static let stopWords: Set<String> = [
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from", "how", "i",
+        "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so", "than", "that", "the",
+        "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when",
+        "where", "which", "who", "why", "will", "with", "you", "your",
+    ]
+
+    /// The tokens without stop words, unless nothing else would remain.
+    public static func contentTokens(_ tokens: [String]) -> [String] {
+        let content = tokens.filter { !stopWords.contains($0.lowercased()) }
+        return content.isEmpty ? tokens : content
+    }
+
     /// One token as an FTS5 string literal.
     public static func quote(_ token: String) -> String {
         "\"" + token.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -16,10 +16,28 @@ public enum ReciprocalRankFusion {
     public struct RankedList<Key: Hashable>: Sendable where Key: Sendable {
         public var channel: Channel
         public var keys: [Key]
+        /// Explicit 1-based ranks, one per key, for lists with ties (equal scores share a rank);
+        /// nil means the position: 1, 2, 3, …
+        public var ranks: [Int]?
 
-        public init(channel: Channel, keys: [Key]) {
+        public init(channel: Channel, keys: [Key], ranks: [Int]? = nil) {
+            precondition(ranks == nil || ranks!.count == keys.count)
             self.channel = channel
             self.keys = keys
+            self.ranks = ranks
+        }
+
+        /// A list ranked by descending score, where equal scores share a rank (dense ranking:
+        /// 1, 1, 2, …), so equal evidence contributes equally to the fusion.
+        public init(channel: Channel, scored: [(key: Key, score: Float)]) {
+            var ranks: [Int] = []
+            var rank = 0
+            var last: Float?
+            for item in scored {
+                if item.score != last { rank += 1; last = item.score }
+                ranks.append(rank)
+            }
+            self.init(channel: channel, keys: scored.map(\.key), ranks: ranks)
         }
     }
 
@@ -42,7 +60,7 @@ public enum ReciprocalRankFusion {
         var byKey: [Key: Fused<Key>] = [:]
         for list in lists {
             for (i, key) in list.keys.enumerated() {
-                let rank = i + 1
+                let rank = list.ranks?[i] ?? i + 1
                 let contribution = 1.0 / Double(k + rank)
                 if var f = byKey[key] {
                     if let previous = f.ranks[list.channel] {
