@@ -20,8 +20,8 @@ import CorpusSync
 ///    `keys/root.pub`, the catalog and its signature, `index.html`, and the pointer `catalog.json`
 ///    last, atomically; then removes bundles no unexpired catalog references.
 ///
-/// A verification refusal discards what this run downloaded and leaves the folder byte-identical.
-/// A network failure keeps the resumable partials in `.mirror/` (hidden, never served).
+/// A refusal discards what this run downloaded and leaves the folder byte-identical. A network
+/// failure keeps the resumable partials in `.mirror/` (hidden, never served) for the next run.
 public struct MirrorUpdater: Sendable {
     /// Base URL of the upstream tree (the folder holding its `catalog.json`).
     public var upstream: String
@@ -130,8 +130,8 @@ public struct MirrorUpdater: Sendable {
                 progress(.downloaded(corpus: id, path: path, bytes: done.size))
             }
         } catch {
-            let refused = (error as? SyncError)?.category == .verification
-            mirror.cleanWork(everything: refused)
+            // Only a network failure is worth resuming; after a refusal nothing of this run stays.
+            mirror.cleanWork(everything: (error as? SyncError)?.category != .network)
             throw error
         }
 
