@@ -58,6 +58,15 @@ import CorpusTestSupport
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("mirrored catalog \(fixture.catalogID) version 1") && r.stdout.contains("3 fetched"), "\(r.stdout)")
         }
+        // A rerun fetches nothing; a foreign pin is refused with exit 3 and changes nothing.
+        let rerun = try ProcessRunner.run(BuiltProducts.corpusd, ["mirror", origin.baseURL, "--out", work.url("m1"), "--trust", fixture.rootPub],
+                                          environment: Self.environment, timeout: 60)
+        #expect(rerun.status == 0 && rerun.stdout.contains("0 fetched (0 B), 3 already present, 0 removed"), "\(rerun.stdout) \(rerun.stderr)")
+        let snapshot = DirectorySnapshot(work.url("m1"))
+        let foreign = try ProcessRunner.run(BuiltProducts.corpusd, ["mirror", origin.baseURL, "--out", work.url("m1"), "--trust", fixture.strangerPub, "--json"],
+                                            environment: Self.environment, timeout: 60)
+        #expect(foreign.status == 3 && foreign.stdout.contains(#""code":"signature""#), "\(foreign.stdout)")
+        #expect(DirectorySnapshot(work.url("m1")) == snapshot)
         let m1 = try ServerProcess(BuiltProducts.corpusd, ["serve", work.url("m1"), "--listen", "127.0.0.1:{PORT}"])
         defer { m1.stop() }
         let m2 = try MirrorNginx(tree: work.url("m2"), packageRoot: Self.packageRoot)
