@@ -13,6 +13,7 @@ public enum CorpusdCommand {
             PublishCommand.spec,
             RotateKeyCommand.spec,
             ServeCommand.spec,
+            MirrorCommand.spec,
             TokenCommand.issueSpec,
         ],
         globals: [.flag("--help", short: "-h", "show this help"), .flag("--json", "print results as JSON"),
@@ -38,6 +39,7 @@ public enum CorpusdCommand {
             case ["publish"]: try PublishCommand.run(cmd, console)
             case ["rotate-key"]: try RotateKeyCommand.run(cmd, console)
             case ["serve"]: try await ServeCommand.run(cmd, console)
+            case ["mirror"]: try await MirrorCommand.run(cmd, console)
             case ["token", "issue"]: try TokenCommand.issue(cmd, console)
             default: throw UsageError.unknownCommand(cmd.spec.name)
             }

@@ -1,0 +1,192 @@
+import Foundation
+import CorpusFormat
+import CorpusSync
+
+/// `corpusd mirror`: brings a local copy of an upstream published tree up to date, verifying
+/// everything against a pinned root key, so that the folder can be served by `corpusd serve` or
+/// nginx like the origin (docs/format.md "Published tree").
+///
+/// A run (holding an exclusive lock on the folder):
+/// 1. fetches the upstream's pointer, signed catalog and the whole root key chain, and verifies
+///    them (`MirrorUpstream`); refuses a chain that disagrees with the one the folder serves, a
+///    catalog older than the newest the folder holds (rollback), the same version with other bytes,
+///    and an expired catalog — all before anything is written;
+/// 2. downloads every bundle the catalog references that the folder does not hold intact (size and
+///    SHA-256 of the existing file checked), with the client's `Downloader`: resumable, capped at the
+///    signed size, hash-checked; then checks each bundle's manifest signature against the newest
+///    root and that it is the corpus the catalog promised. Entitled corpora are fetched only with a
+///    token, which goes to the upstream only (never across a redirect to another host);
+/// 3. when every download verified: moves the bundles into place, writes missing root keys,
+///    `keys/root.pub`, the catalog and its signature, `index.html`, and the pointer `catalog.json`
+///    last, atomically; then removes bundles no unexpired catalog references.
+///
+/// A refusal discards what this run downloaded and leaves the folder byte-identical. A network
+/// failure keeps the resumable partials in `.mirror/` (hidden, never served) for the next run.
+public struct MirrorUpdater: Sendable {
+    /// Base URL of the upstream tree (the folder holding its `catalog.json`).
+    public var upstream: String
+    /// The mirror's folder (created if missing).
+    public var directory: String
+    /// The pinned root key: one of the upstream's root keys (usually version 1, or `keys/root.pub`).
+    public var trustedKey: PublicKey
+    /// Bearer token for entitled corpora; nil leaves them out.
+    public var token: String?
+    public var retry: RetryPolicy
+    public var httpConfiguration: HTTPClientConfiguration
+    /// The clock expiry is judged against.
+    public var now: @Sendable () -> Date
+
+    public init(upstream: String, directory: String, trustedKey: PublicKey, token: String? = nil,
+                retry: RetryPolicy = RetryPolicy(), httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.upstream = upstream
+        self.directory = directory
+        self.trustedKey = trustedKey
+        self.token = token
+        self.retry = retry
+        self.httpConfiguration = httpConfiguration
+        self.now = now
+    }
+
+    public func run(progress: @escaping @Sendable (MirrorProgress) -> Void = { _ in }) async throws -> MirrorSummary {
+        guard let scheme = URLComponents(string: upstream)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SyncError.malformed(what: "upstream URL", reason: "\(upstream) is not an http or https URL")
+        }
+        let dir = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let createdFolder = !FileIO.exists(dir)
+        do { try FileIO.createDirectory(dir) } catch let e as FormatError { throw Self.syncError(e, file: dir) }
+        do {
+            let lock = try MirrorLock(directory: dir)
+            defer { lock.release() }
+            return try await update(MirrorDirectory(root: dir), progress: progress)
+        } catch {
+            // A new mirror that failed before holding anything leaves no empty folder behind.
+            if createdFolder, ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? ["?"]).isEmpty { FileIO.remove(dir) }
+            throw error
+        }
+    }
+
+    private func update(_ mirror: MirrorDirectory, progress: @escaping @Sendable (MirrorProgress) -> Void) async throws -> MirrorSummary {
+        let client: HTTPClient
+        do { client = try HTTPClient(configuration: httpConfiguration) } catch { throw SyncError.network(after: 0, last: .network(reason: "\(error)")) }
+        let source = Source(baseURL: upstream, isOrigin: true)
+
+        // 1. Verify the upstream's metadata, then judge it against what the mirror holds.
+        let up = try await MirrorUpstream(source: source, client: client, retry: retry, pinned: trustedKey).fetch()
+        let catalog = up.catalog
+        try mirror.checkRoots(up.roots)
+        let held = try mirror.newestCatalog()
+        if let held {
+            if catalog.id != held.catalog.id {
+                throw SyncError.catalogMismatch(reason: "the upstream's catalog is \(catalog.id), this mirror serves \(held.catalog.id)")
+            }
+            if catalog.version < held.catalog.version { throw SyncError.rollback(from: held.catalog.version, to: catalog.version) }
+        }
+        let existing = FileManager.default.contents(atPath: mirror.path(TreeLayout.catalogPath(version: catalog.version)))
+        if let existing, existing != up.catalogBytes { throw SyncError.catalogConflict(version: catalog.version) }
+        if let expiry = catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: catalog.expires) }
+        let previous = mirror.pointerVersion()
+        progress(.catalogVerified(id: catalog.id, version: catalog.version, previous: previous))
+
+        // 2. Plan and download the bundles; nothing moves into the tree yet.
+        var wanted: [CatalogEntry] = []
+        var present: [String] = [], skipped: [String] = []
+        var seen = Set<String>()
+        for entry in catalog.corpora {
+            let ref = entry.bundle
+            // Bundles are content-addressed: a catalog naming any other path cannot reach the tree's other files.
+            guard ref.path == TreeLayout.bundlePath(sha256: ref.sha256) else {
+                throw SyncError.malformed(what: "catalog", reason: "bundle of \(entry.id) is at \(ref.path.debugDescription), not bundles/<sha256>.corpus.zip")
+            }
+            if entry.access == .entitled && token == nil {
+                skipped.append(entry.id)
+                progress(.skippedEntitled(corpus: entry.id))
+                continue
+            }
+            guard seen.insert(ref.sha256).inserted else { continue }
+            if mirror.holds(ref) {
+                present.append(ref.path)
+                progress(.present(corpus: entry.id, path: ref.path))
+            } else {
+                wanted.append(entry)
+            }
+        }
+
+        let downloader = Downloader(home: mirror.work, client: client, retry: retry)
+        var downloads: [(CatalogEntry, VerifiedDownload)] = []
+        do {
+            for entry in wanted {
+                let id = entry.id, path = entry.bundle.path
+                let done = try await downloader.download(entry.bundle, from: [source], token: entry.access == .entitled ? token : nil) {
+                    progress(.downloading(corpus: id, path: path, $0))
+                }
+                do {
+                    try Self.checkManifest(of: done.path, entry: entry, root: up.root)
+                } catch {
+                    downloader.discard(sha256: entry.bundle.sha256)
+                    throw error
+                }
+                downloads.append((entry, done))
+                progress(.downloaded(corpus: id, path: path, bytes: done.size))
+            }
+        } catch {
+            // Only a network failure is worth resuming; after a refusal nothing of this run stays.
+            mirror.cleanWork(everything: (error as? SyncError)?.category != .network)
+            throw error
+        }
+
+        // 3. Everything verified: new immutable files first, the pointer last.
+        for (entry, done) in downloads { try mirror.place(download: done, as: entry.bundle) }
+        for link in up.roots {
+            let rel = TreeLayout.rootKeyPath(version: link.root.version)
+            try mirror.writeIfMissing(link.signature, to: rel + TreeLayout.signatureSuffix)
+            try mirror.writeIfMissing(link.json, to: rel)
+        }
+        try mirror.write(Data(up.root.key.fileText.utf8), to: "keys/root.pub")
+        let catalogRel = TreeLayout.catalogPath(version: catalog.version)
+        try mirror.writeIfMissing(up.catalogSignature, to: catalogRel + TreeLayout.signatureSuffix)
+        try mirror.writeIfMissing(up.catalogBytes, to: catalogRel)
+        if let page = up.indexPage { try mirror.write(page, to: "index.html") }
+        let pointer: Data
+        do { pointer = try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: catalog.version)) } catch let e as FormatError {
+            throw Self.syncError(e, file: TreeLayout.pointer)
+        }
+        try mirror.write(pointer, to: TreeLayout.pointer)
+
+        let removed = mirror.removeUnreferencedBundles(keep: catalog, now: now())
+        for path in removed { progress(.removed(path: path)) }
+        mirror.cleanWork(everything: true)
+        return MirrorSummary(catalog: catalog, previousVersion: previous, fetched: downloads.map { $0.0.bundle.path },
+                             fetchedBytes: downloads.reduce(0) { $0 + $1.1.size }, present: present,
+                             skippedEntitled: skipped, removed: removed)
+    }
+
+    /// The bundle's own manifest must be signed by the newest root and be the corpus the catalog promised.
+    static func checkManifest(of path: String, entry: CatalogEntry, root: TrustedRoot) throws {
+        let manifest: Manifest
+        do {
+            manifest = try BundleReader(path: path).manifest(trustedKeys: [root.key]).manifest
+        } catch let e as FormatError {
+            throw syncError(e, file: entry.bundle.path)
+        }
+        guard manifest.id == entry.id, manifest.version == entry.version, manifest.contentDigest == entry.contentDigest else {
+            throw SyncError.catalogMismatch(reason: "\(entry.bundle.path) holds \(manifest.id) \(manifest.version), the catalog promised \(entry.id) \(entry.version)")
+        }
+    }
+
+    /// A format-layer failure as the sync domain's error, keeping security refusals precise.
+    static func syncError(_ e: FormatError, file: String) -> SyncError {
+        switch e {
+        case let .signatureMissing(f): return .signatureMissing(file: f)
+        case let .signatureInvalid(what): return .signatureInvalid(what: what)
+        case let .keyIDMismatch(_, actual): return .untrustedKey(keyID: actual)
+        case let .untrustedKey(keyID): return .untrustedKey(keyID: keyID)
+        case let .hashMismatch(member, expected, actual): return .hashMismatch(file: "\(file): \(member)", expected: expected, actual: actual)
+        case let .sizeMismatch(member, expected, actual): return .sizeMismatch(file: "\(file): \(member)", expected: expected, actual: actual)
+        case let .sizeExceeded(member, limit): return .sizeExceeded(file: "\(file): \(member)", limit: limit)
+        case let .io(operation, path, code): return .io(operation: operation, path: path, errno: code)
+        case .crypto: return .io(operation: e.description, path: file, errno: EIO)
+        default: return .malformed(what: file, reason: e.description)
+        }
+    }
+}
