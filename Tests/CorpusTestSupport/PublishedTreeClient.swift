@@ -44,14 +44,20 @@ public final class PublishedTreeClient: @unchecked Sendable {
         return (r, object)
     }
 
-    /// Starts `corpus --home HOME args…` without waiting (for kills and races); output goes to files.
-    public func start(_ args: [String], env extra: [String: String] = [:]) throws -> Process {
+    /// Starts `corpus --home HOME args…` without waiting (for kills and races). Its stdout goes to
+    /// `stdout` (a file path) when given, else nowhere.
+    public func start(_ args: [String], env extra: [String: String] = [:], stdout: String? = nil) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: BuiltProducts.corpus)
         p.arguments = ["--home", home] + args
         p.environment = childEnvironment(extra)
         p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
+        if let stdout {
+            _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+            p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdout))
+        } else {
+            p.standardOutput = FileHandle.nullDevice
+        }
         p.standardError = FileHandle.nullDevice
         try p.run()
         return p
