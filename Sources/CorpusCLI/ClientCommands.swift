@@ -17,7 +17,12 @@ struct ClientCommands {
         let env = ProcessInfo.processInfo.environment
         home = HomeLayout.resolve(explicit: cmd.value("--home"), environment: env)
         let token = cmd.value("--token") ?? env["CORPUS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? CorpusClient.storedToken(home)
-        client = CorpusClient(home: home, token: token, retry: ClientCommands.retryPolicy(env), packCheck: ClientCommands.packCheck)
+        var client = CorpusClient(home: home, token: token, retry: ClientCommands.retryPolicy(env), packCheck: ClientCommands.packCheck)
+        // CORPUS_LOCK_WAIT: seconds to wait for another corpus process working on the same corpus (default 30).
+        if let wait = env["CORPUS_LOCK_WAIT"].flatMap(Double.init), wait >= 0 {
+            client.lockWait = wait == 0 ? .no : .upTo(seconds: wait)
+        }
+        self.client = client
     }
 
     /// Opens an extracted version folder exactly as searches will, plus SQLite's integrity check.

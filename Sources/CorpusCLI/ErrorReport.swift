@@ -89,6 +89,8 @@ extension ErrorReport {
             return ErrorReport(code: "disk-full", message: m, hint: "free some space (corpus gc removes old versions) and retry", exit: .localIO)
         case .lockHeld:
             return ErrorReport(code: "lock-held", message: m, hint: "wait for the other corpus command to finish, then retry", exit: .localIO)
+        case .io where e.isOutOfSpace:
+            return ErrorReport(code: "disk-full", message: m, hint: "free some space (corpus gc removes old versions) and retry", exit: .localIO)
         case .io:
             return ErrorReport(code: "io", message: m, hint: "check the home folder's permissions and free space", exit: .localIO)
         case .cancelled:

@@ -12,6 +12,8 @@ public struct CorpusClient: Sendable {
     public var retry: RetryPolicy
     public var httpConfiguration: HTTPClientConfiguration
     public var packCheck: @Sendable (String) throws -> Void
+    /// How long an install waits for another process working on the same corpus.
+    public var lockWait: FileLock.Wait = .upTo(seconds: 30)
 
     public init(home: HomeLayout, token: String? = nil, retry: RetryPolicy = RetryPolicy(),
                 httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
@@ -151,6 +153,7 @@ public struct CorpusClient: Sendable {
     /// carries out each action, attempting every one.
     public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
         let pending = try await fetchCatalogs()
+        KillPoint.reached("catalogs-fetched")
         let plan = try planner(pending).planInstall(wanted)
         return try await execute(plan, pending: pending, progress: progress)
     }
@@ -158,6 +161,7 @@ public struct CorpusClient: Sendable {
     /// Brings installed corpora to their catalogs' latest, or to the set `wanted` names.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
         let pending = try await fetchCatalogs()
+        KillPoint.reached("catalogs-fetched")
         let plan = try planner(pending).planSync(wanted: wanted, prune: prune)
         return try await execute(plan, pending: pending, progress: progress)
     }
@@ -197,7 +201,9 @@ public struct CorpusClient: Sendable {
                                          progress: progress)
         let changed = outcomes.contains { [.installed, .updated, .removed].contains($0.kind) }
         if changed || outcomes.allSatisfy({ $0.error == nil }) {
+            KillPoint.reached("before-catalog-commit")
             for p in pending { try p.commit(home: home) }
+            KillPoint.reached("catalog-committed")
         }
         return outcomes
     }
@@ -207,6 +213,9 @@ public struct CorpusClient: Sendable {
         let config = try ClientConfig.load(home)
         let downloader = Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
         let installer = Installer(home: home, packCheck: packCheck)
+        // Shared while downloading, so `gc` (which takes it exclusively) never deletes a live partial.
+        let downloadsLock = plan.contains(where: \.needsDownload) ? try sharedDownloadsLock() : nil
+        defer { withExtendedLifetime(downloadsLock) {} }
         for action in plan {
             switch action {
             case let .keep(have):
@@ -239,14 +248,38 @@ public struct CorpusClient: Sendable {
                     if offer.entry.access == .entitled && useToken == nil {
                         throw SyncError.entitlementRequired(file: offer.entry.id)
                     }
-                    let download = try await downloader.download(offer.entry.bundle, from: remote.sources, token: useToken) { p in
-                        progress?(.downloading(name: name, p))
+                    // The corpus lock is held from before the download to the swap: a second
+                    // process installing the same corpus waits here, then finds it done.
+                    let lock = try installer.corpusLock(remote: offer.remote, id: offer.entry.id, wait: lockWait)
+                    defer { withExtendedLifetime(lock) {} }
+                    if let dir = home.currentVersionDirectory(remote: offer.remote, id: offer.entry.id),
+                       InstallRecord.read(versionDirectory: dir)?.version == offer.entry.version {
+                        outcomes.append(Outcome(name: name, kind: .unchanged, version: offer.entry.version.description))
+                        continue
                     }
+                    let download: VerifiedDownload
+                    do {
+                        download = try await downloader.download(offer.entry.bundle, from: remote.sources, token: useToken) { p in
+                            progress?(.downloading(name: name, p))
+                        }
+                    } catch let e as SyncError where e.isOutOfSpace {
+                        // A partial that filled the disk is worth less than the space it holds.
+                        downloader.discard(sha256: offer.entry.bundle.sha256)
+                        throw e
+                    }
+                    KillPoint.reached("downloaded")
                     progress?(.verifying(name: name))
-                    try installer.install(bundlePath: download.path, remote: offer.remote,
-                                          expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
-                                          bundled: offer.entry.bundled, trustedKeys: [rootKey])
+                    do {
+                        try installer.install(bundlePath: download.path, remote: offer.remote,
+                                              expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
+                                              bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock)
+                    } catch {
+                        // A bundle that does not install is of no use (or needs the space back).
+                        downloader.discard(sha256: download.sha256)
+                        throw error
+                    }
                     downloader.discard(sha256: download.sha256)
+                    KillPoint.reached("download-discarded")
                     progress?(.installed(name: name, version: offer.entry.version.description))
                     outcomes.append(Outcome(name: name, kind: previous == nil ? .installed : .updated,
                                             version: offer.entry.version.description, previousVersion: previous))
@@ -349,21 +382,29 @@ public struct CorpusClient: Sendable {
             for id in ((try? fm.contentsOfDirectory(atPath: home.corpora(remote))) ?? []).sorted() where Identifier.isValid(id) {
                 guard let lock = try? installer.corpusLock(remote: remote, id: id, wait: .no) else { continue }
                 defer { withExtendedLifetime(lock) {} }
+                let corpusDir = home.corpusDirectory(remote: remote, id: id)
                 let current = home.currentVersionDirectory(remote: remote, id: id).map { ($0 as NSString).lastPathComponent }
                 let versions = home.versionsDirectory(remote: remote, id: id)
-                for v in (try? fm.contentsOfDirectory(atPath: versions)) ?? [] where v != current {
+                for v in ((try? fm.contentsOfDirectory(atPath: versions)) ?? []).sorted() where v != current {
                     report.bytesFreed += HomeLayout.folderSize("\(versions)/\(v)")
-                    FileIO.remove("\(versions)/\(v)")
+                    try installer.discardTree("\(versions)/\(v)")
                     report.removedVersions.append("\(remote)/\(id)@\(v)")
                 }
+                // Links a killed install made but never renamed over `current` (we hold the lock,
+                // so no live install is making one).
+                let linkPrefix = "current\(Installer.linkTemporarySuffix)"
+                for name in (try? fm.contentsOfDirectory(atPath: corpusDir)) ?? [] where name.hasPrefix(linkPrefix) {
+                    unlink("\(corpusDir)/\(name)")
+                    report.removedStaging.append("\(remote)/\(id)/\(name)")
+                }
                 if current == nil {
-                    FileIO.remove(home.corpusDirectory(remote: remote, id: id))
+                    try installer.discardTree(corpusDir)
                 }
             }
         }
         let shared = try io { () -> FileLock? in
             try FileIO.createDirectory(home.locks)
-            return try? FileLock(path: home.lockFile("downloads"), wait: .no)
+            return try? FileLock(path: home.lockFile(Self.downloadsLockName), wait: .no)
         }
         if let shared {
             defer { withExtendedLifetime(shared) {} }
@@ -375,13 +416,50 @@ public struct CorpusClient: Sendable {
             }
         }
         for name in (try? fm.contentsOfDirectory(atPath: home.staging)) ?? [] {
-            // Staging folders carry their creator's pid; leave those of live processes alone.
-            let parts = name.split(separator: ".")
-            if parts.count >= 2, let pid = Int32(parts[parts.count - 2]), kill(pid, 0) == 0, pid != getpid() { continue }
+            // Staging folders start with their creator's pid (`<pid>.<random>.…`, or `.<pid>.…` while
+            // the bundle reader fills one); leave those of live processes alone.
+            if let pid = Self.stagingOwner(name), pid != getpid(), kill(pid, 0) == 0 { continue }
             report.bytesFreed += HomeLayout.folderSize("\(home.staging)/\(name)")
             FileIO.remove("\(home.staging)/\(name)")
             report.removedStaging.append(name)
         }
         return report
+    }
+
+    static let downloadsLockName = "downloads"
+
+    /// The pid a staging entry's name starts with.
+    static func stagingOwner(_ name: String) -> Int32? {
+        let trimmed = name.hasPrefix(".") ? name.dropFirst() : Substring(name)
+        return trimmed.split(separator: ".", maxSplits: 1).first.flatMap { Int32($0) }.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// Held (shared) by every process downloading; `gc` removes partials only when it can take it exclusively.
+    func sharedDownloadsLock() throws -> FileLock {
+        try io { try FileIO.createDirectory(home.locks) }
+        do {
+            return try FileLock(path: home.lockFile(Self.downloadsLockName), mode: .shared, wait: lockWait)
+        } catch SyncLockError.held(let path) {
+            throw SyncError.lockHeld(path: path)
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+    }
+}
+
+extension SyncAction {
+    var needsDownload: Bool {
+        switch self {
+        case .install, .update: return true
+        default: return false
+        }
+    }
+}
+
+extension SyncError {
+    /// A write failed because the volume (or the process's file size limit) is full.
+    public var isOutOfSpace: Bool {
+        guard case let .io(_, _, code) = self else { return false }
+        return code == ENOSPC || code == EFBIG || code == EDQUOT
     }
 }

@@ -15,9 +15,14 @@ public final class FileLock {
         case upTo(seconds: Double)
     }
 
-    /// Takes an exclusive lock; throws `SyncLockError.held` when another process has it and
-    /// it does not come free in time.
-    public init(path: String, wait: Wait = .upTo(seconds: 30)) throws {
+    /// Exclusive: one holder. Shared: any number of shared holders, but no exclusive one.
+    public enum Mode: Sendable {
+        case exclusive, shared
+    }
+
+    /// Takes the lock; throws `SyncLockError.held` when another process holds it in a conflicting
+    /// mode and it does not come free in time.
+    public init(path: String, mode: Mode = .exclusive, wait: Wait = .upTo(seconds: 30)) throws {
         let fd = SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw FormatError.io(operation: "open lock", path: path, errno: errno) }
         let deadline: Date
@@ -25,7 +30,7 @@ public final class FileLock {
         case .no: deadline = .distantPast
         case let .upTo(seconds): deadline = Date().addingTimeInterval(seconds)
         }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while flock(fd, (mode == .exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
             let e = errno
             if e == EINTR { continue }
             guard e == EWOULDBLOCK, Date() < deadline else {
@@ -38,9 +43,12 @@ public final class FileLock {
         self.fd = fd
         self.path = path
         // Record the holder for people looking at a stuck lock; the kernel, not this text, decides.
-        let note = "\(getpid())\n"
-        _ = ftruncate(fd, 0)
-        _ = note.withCString { write(fd, $0, strlen($0)) }
+        // (Shared holders leave it alone: several of them would overwrite each other.)
+        if mode == .exclusive {
+            let note = "\(getpid())\n"
+            _ = ftruncate(fd, 0)
+            _ = note.withCString { write(fd, $0, strlen($0)) }
+        }
     }
 
     deinit {

@@ -12,7 +12,8 @@ import Foundation
 /// 6. point `current` at it with a symlink created beside it and renamed over it.
 ///
 /// A process killed at any step leaves either the old state or the new one; leftovers in
-/// `staging/` are removed by `gc`.
+/// `staging/` are removed by `gc`. Folders are deleted by renaming them into `staging/` first,
+/// so no version folder is ever seen with some of its files gone.
 public struct Installer: Sendable {
     public let home: HomeLayout
     /// Opens an extracted version folder as the engine would and throws if it cannot be searched.
@@ -37,9 +38,13 @@ public struct Installer: Sendable {
     }
 
     /// Installs `bundlePath` as `remote`'s corpus; returns the installed manifest.
+    ///
+    /// - Parameter lock: the corpus lock when the caller already holds it (it took it before
+    ///   downloading); otherwise the installer takes it, waiting as `lockWait` says.
     @discardableResult
     public func install(bundlePath: String, remote: String, expected: Expectation?, bundled: Bool,
-                        trustedKeys: [PublicKey], lockWait: FileLock.Wait = .upTo(seconds: 30)) throws -> Manifest {
+                        trustedKeys: [PublicKey], lockWait: FileLock.Wait = .upTo(seconds: 30),
+                        holding lock: FileLock? = nil) throws -> Manifest {
         try Identifier.validate(remote, what: "remote name")
         let reader: BundleReader
         let manifest: Manifest
@@ -53,16 +58,23 @@ public struct Installer: Sendable {
             }
         }
         try createFolders()
-        let lock = try corpusLock(remote: remote, id: manifest.id, wait: lockWait)
-        defer { withExtendedLifetime(lock) {} }
+        let ownLock = lock == nil ? try corpusLock(remote: remote, id: manifest.id, wait: lockWait) : nil
+        defer { withExtendedLifetime(ownLock) {} }
+        KillPoint.reached("locked")
 
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
-        if InstallRecord.read(versionDirectory: versionDir) == nil || !FileIO.exists(versionDir) {
-            let staging = "\(home.staging)/\(remote).\(manifest.id).\(manifest.version).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        if !isReusable(versionDir, manifest: manifest, trustedKeys: trustedKeys) {
+            // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
+            let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
             defer { FileIO.remove(staging) }
             do {
-                _ = try reader.extract(to: staging, trustedKeys: trustedKeys)
+                var started: Set<String> = []
+                _ = try reader.extract(to: staging, trustedKeys: trustedKeys) { p in
+                    if started.insert(p.member).inserted { KillPoint.reached("extracting:\(p.member)") }
+                    if p.bytesDone == p.bytesTotal { KillPoint.reached("extracted:\(p.member)") }
+                }
             } catch let e as FormatError { throw SyncError.from(e) }
+            KillPoint.reached("extracted")
             do {
                 try packCheck(staging)
             } catch let e as SyncError {
@@ -70,34 +82,61 @@ public struct Installer: Sendable {
             } catch {
                 throw SyncError.malformed(what: "pack of \(manifest.id)", reason: String(describing: error))
             }
+            KillPoint.reached("pack-checked")
             let size = FileIO.fileSize(bundlePath) ?? 0
             let sha = try bundleSHA256(bundlePath)
             let record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
                                        bundleSHA256: sha, bundleSize: size, installed: Date())
             try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
+            KillPoint.reached("install-record-written")
             try io { try FileIO.createDirectory(home.versionsDirectory(remote: remote, id: manifest.id)) }
-            // A leftover incomplete folder of the same version (no install.json) is replaced.
-            FileIO.remove(versionDir)
+            // A leftover folder of the same version that did not verify is moved aside whole first.
+            try discardTree(versionDir)
             guard rename(staging, versionDir) == 0 else { throw SyncError.io(operation: "rename", path: versionDir, errno: errno) }
             FileIO.syncDirectory(home.versionsDirectory(remote: remote, id: manifest.id))
+            KillPoint.reached("version-renamed")
         }
         try pointCurrent(remote: remote, id: manifest.id, version: manifest.version.description)
+        KillPoint.reached("current-pointed")
         return manifest
     }
 
+    /// True when `versions/<version>` already holds this exact, complete version (a rerun after a
+    /// crash between the rename and the link, or a reinstall of a version `gc` has not removed):
+    /// its files match its signed manifest, which is the one being installed, and the pack opens.
+    func isReusable(_ versionDir: String, manifest: Manifest, trustedKeys: [PublicKey]) -> Bool {
+        guard let record = InstallRecord.read(versionDirectory: versionDir),
+              record.id == manifest.id, record.version == manifest.version,
+              let bytes = FileManager.default.contents(atPath: "\(versionDir)/\(BundleLayout.manifest)"),
+              (try? Manifest.decode(bytes)) == manifest else { return false }
+        do {
+            try InstalledVerifier.verify(directory: versionDir, trustedKeys: trustedKeys)
+            try packCheck(versionDir)
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Moves `current` to `versions/<version>` atomically (symlink beside it, then rename over it).
+    /// Called with the corpus lock held, so the temporary link name cannot clash.
     public func pointCurrent(remote: String, id: String, version: String) throws {
         let link = home.currentLink(remote: remote, id: id)
-        let tmp = "\(link).tmp-\(getpid())"
+        let tmp = "\(link)\(Self.linkTemporarySuffix)\(getpid())"
         unlink(tmp)
         guard symlink("versions/\(version)", tmp) == 0 else { throw SyncError.io(operation: "symlink", path: tmp, errno: errno) }
+        KillPoint.reached("link-created")
         guard rename(tmp, link) == 0 else {
             let e = errno
             unlink(tmp)
             throw SyncError.io(operation: "rename", path: link, errno: e)
         }
+        KillPoint.reached("link-renamed")
         FileIO.syncDirectory(home.corpusDirectory(remote: remote, id: id))
     }
+
+    /// `current.tmp-<pid>`: the link being made; `gc` removes ones a killed process left.
+    static let linkTemporarySuffix = ".tmp-"
 
     /// Removes a corpus: its `current` link first (so searches stop seeing it), then its folder.
     public func remove(remote: String, id: String) throws {
@@ -108,7 +147,22 @@ public struct Installer: Sendable {
             throw SyncError.notInstalled(name: "\(remote)/\(id)")
         }
         guard unlink(link) == 0 else { throw SyncError.io(operation: "unlink", path: link, errno: errno) }
-        FileIO.remove(home.corpusDirectory(remote: remote, id: id))
+        FileIO.syncDirectory(home.corpusDirectory(remote: remote, id: id))
+        KillPoint.reached("current-unlinked")
+        try discardTree(home.corpusDirectory(remote: remote, id: id))
+    }
+
+    /// Deletes a folder tree so that it is never seen half-deleted: it is first renamed into
+    /// `staging/` (one atomic step), then deleted there. A crash mid-delete leaves a leftover in
+    /// `staging/` for `gc`, never a version folder missing some of its files.
+    func discardTree(_ path: String) throws {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        try io { try FileIO.createDirectory(home.staging) }
+        let trash = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).trash"
+        guard rename(path, trash) == 0 else { throw SyncError.io(operation: "rename", path: path, errno: errno) }
+        KillPoint.reached("tree-moved-aside")
+        FileIO.remove(trash)
     }
 
     public func corpusLock(remote: String, id: String, wait: FileLock.Wait) throws -> FileLock {

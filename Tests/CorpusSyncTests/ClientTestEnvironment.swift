@@ -1,0 +1,131 @@
+import Testing
+import CorpusFormat
+import CorpusEngine
+import CorpusTestSupport
+import Foundation
+@testable import CorpusSync
+
+/// A client home, a hand-signed catalog tree with real bundles (a `PackFixture` pack and vectors,
+/// zipped and signed by `BundleWriter` with the tree's root key) and a loopback server that logs
+/// every request, for installer and `CorpusClient` tests.
+final class ClientTestEnvironment: @unchecked Sendable {
+    let homeDir = TempDirectory("client-home")
+    let home: HomeLayout
+    let tree: StaticTreeFixture
+    let work = TempDirectory("client-bundles")
+    let server: MisbehavingServer
+    var client: CorpusClient
+    private var catalogVersion = 0
+
+    /// Opens a folder exactly as searches will, plus SQLite's quick_check (what `corpus` passes).
+    static let packCheck: @Sendable (String) throws -> Void = { folder in
+        try InstalledCorpus(folder: folder, remote: "staging").verifyIntegrity()
+    }
+
+    init() throws {
+        home = HomeLayout(root: homeDir.path)
+        tree = try StaticTreeFixture(bundleSize: 64)
+        server = try MisbehavingServer(root: tree.root)
+        client = CorpusClient(home: home, retry: RetryPolicy(attemptsPerSource: 1, initialBackoff: 0.01, maxBackoff: 0.01),
+                              httpConfiguration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2),
+                              packCheck: Self.packCheck)
+        _ = try client.addRemote(name: "main", url: server.baseURL, mirrors: [], trust: tree.pinnedKey)
+    }
+
+    deinit { server.stop() }
+
+    var key: SecretKey { tree.rootKeys[0] }
+
+    /// A real signed bundle whose one document holds `words` (so searches can tell versions apart).
+    struct Bundle {
+        let path: String
+        let manifest: Manifest
+    }
+
+    func bundle(id: String, version: String, words: String, key: SecretKey? = nil, tamperPack: ((String) throws -> Void)? = nil) throws -> Bundle {
+        let folder = work.url("\(id)-\(version)-\(UInt32.random(in: 0...UInt32.max))")
+        let fixture = PackFixture(id: id, version: version, texts: ["notes/\(id).md": ["\(id) version \(version): \(words)", "A second passage about \(words)."]])
+        try fixture.write(to: folder)
+        try tamperPack?("\(folder)/\(BundleLayout.pack)")
+        let unsigned = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(BundleLayout.manifest)")))
+        let out = "\(folder).corpus.zip"
+        let manifest = try BundleWriter.write(manifest: unsigned, packPath: "\(folder)/\(BundleLayout.pack)",
+                                              vectorsPath: "\(folder)/\(BundleLayout.vectors)", key: key ?? self.key, to: out)
+        return Bundle(path: out, manifest: manifest)
+    }
+
+    /// The catalog entry for a bundle, stored in the tree under its content hash.
+    /// `as` overrides what the catalog claims (id, version), to stage a mismatch.
+    func entry(_ b: Bundle, access: Access = .free, tier: String? = nil, bundled: Bool = false,
+               claimID: String? = nil, claimVersion: String? = nil) throws -> CatalogEntry {
+        let ref = try tree.addBundle(try Data(contentsOf: URL(fileURLWithPath: b.path)))
+        let m = b.manifest
+        return CatalogEntry(id: claimID ?? m.id, version: claimVersion.flatMap(CorpusVersion.init) ?? m.version, title: m.title,
+                            description: "test corpus \(m.id)", language: "en", license: "CC0-1.0", access: access, tier: tier,
+                            bundled: bundled, bundle: ref, documents: m.documents, passages: m.passages, embedder: m.embedder,
+                            contentDigest: m.contentDigest)
+    }
+
+    /// Publishes the next catalog version offering exactly `entries`.
+    func publish(_ entries: [CatalogEntry]) throws {
+        catalogVersion += 1
+        try tree.publish(version: catalogVersion, corpora: entries)
+    }
+
+    /// Every file, folder and link of the home except lock files (which may come and go).
+    var snapshot: DirectorySnapshot { DirectorySnapshot(home.root, ignoring: { $0 == "locks" || $0.hasPrefix("locks/") }) }
+
+    /// Requests for bundle files the server received so far.
+    var bundleRequests: [MisbehavingServer.Request] { server.requests.filter { $0.path.hasPrefix("/bundles/") } }
+
+    /// The version `current` points at, read from the link itself.
+    func currentTarget(_ id: String, remote: String = "main") -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: home.currentLink(remote: remote, id: id))
+    }
+
+    func versions(_ id: String, remote: String = "main") -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: home.versionsDirectory(remote: remote, id: id))) ?? []).sorted()
+    }
+
+    func entries(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// Lexical hits for `word` across installed corpora, as (corpus, version) pairs.
+    func search(_ word: String) async throws -> [String] {
+        var options = SearchOptions()
+        options.lexicalOnly = true
+        return try await CorpusLibrary(home: home.root).search(word, options: options).map { "\($0.corpus)@\($0.version)" }
+    }
+
+    /// Runs `body`, expecting exactly `expected`, and checks the home folder did not change.
+    func expectRefusal<T>(_ expected: SyncError, sourceLocation: SourceLocation = #_sourceLocation,
+                          _ body: () async throws -> T) async {
+        let before = snapshot
+        do {
+            _ = try await body()
+            Issue.record("expected \(expected), but it succeeded", sourceLocation: sourceLocation)
+        } catch let e as SyncError {
+            #expect(e == expected, sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+        }
+        let after = snapshot
+        #expect(after == before, "home changed:\n\(before)\n---\n\(after)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Damages the pack so that it still opens and reads (every query the engine makes at open time
+/// succeeds) but `PRAGMA quick_check` fails: the fragmented-bytes count in the header of the
+/// `documents` table's root page is made wrong ("Fragmentation of 0 bytes reported as 13").
+func corruptPack(_ packPath: String) throws {
+    let root = try Int(#require(try Database(path: packPath, mode: .readOnly)
+        .scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'documents'")))
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: packPath))
+    defer { try? handle.close() }
+    let header = try handle.readToEnd() ?? Data()
+    let pageSize = Int(header[16]) << 8 | Int(header[17])
+    let fragmentedBytes = (root - 1) * pageSize + (root == 1 ? 100 : 0) + 7
+    try handle.seek(toOffset: UInt64(fragmentedBytes))
+    try handle.write(contentsOf: Data([header[fragmentedBytes] &+ 13]))
+}
