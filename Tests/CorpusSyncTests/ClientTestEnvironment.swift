@@ -8,7 +8,7 @@ import Foundation
 /// A client home, a hand-signed catalog tree with real bundles (a `PackFixture` pack and vectors,
 /// zipped and signed by `BundleWriter` with the tree's root key) and a loopback server that logs
 /// every request, for installer and `CorpusClient` tests.
-final class ClientTestEnvironment: @unchecked Sendable {
+final class ClientTestEnvironment: HomeSnapshotting, @unchecked Sendable {
     let homeDir = TempDirectory("client-home")
     let home: HomeLayout
     let tree: StaticTreeFixture
@@ -96,22 +96,6 @@ final class ClientTestEnvironment: @unchecked Sendable {
         var options = SearchOptions()
         options.lexicalOnly = true
         return try await CorpusLibrary(home: home.root).search(word, options: options).map { "\($0.corpus)@\($0.version)" }
-    }
-
-    /// Runs `body`, expecting exactly `expected`, and checks the home folder did not change.
-    func expectRefusal<T>(_ expected: SyncError, sourceLocation: SourceLocation = #_sourceLocation,
-                          _ body: () async throws -> T) async {
-        let before = snapshot
-        do {
-            _ = try await body()
-            Issue.record("expected \(expected), but it succeeded", sourceLocation: sourceLocation)
-        } catch let e as SyncError {
-            #expect(e == expected, sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
-        }
-        let after = snapshot
-        #expect(after == before, "home changed:\n\(before)\n---\n\(after)", sourceLocation: sourceLocation)
     }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 
 /// A client home, a published tree and loopback servers for one test; timeouts are short so
 /// failure paths finish quickly, and nothing asserts on elapsed time.
-final class SyncTestEnvironment: @unchecked Sendable {
+final class SyncTestEnvironment: HomeSnapshotting, @unchecked Sendable {
     let homeDir = TempDirectory("home")
     let home: HomeLayout
     let tree: StaticTreeFixture
@@ -41,20 +41,4 @@ final class SyncTestEnvironment: @unchecked Sendable {
     var downloader: Downloader { Downloader(home: home, client: client, retry: retry) }
 
     var snapshot: DirectorySnapshot { DirectorySnapshot(home.root) }
-
-    /// Runs `body`, expecting exactly `expected`, and checks the home folder did not change.
-    func expectRefusal<T>(_ expected: SyncError, sourceLocation: SourceLocation = #_sourceLocation,
-                          _ body: () async throws -> T) async {
-        let before = snapshot
-        do {
-            _ = try await body()
-            Issue.record("expected \(expected), but it succeeded", sourceLocation: sourceLocation)
-        } catch let e as SyncError {
-            #expect(e == expected, sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
-        }
-        let after = snapshot
-        #expect(after == before, "home changed:\n\(before)\n---\n\(after)", sourceLocation: sourceLocation)
-    }
 }
