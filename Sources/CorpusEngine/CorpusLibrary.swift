@@ -11,12 +11,16 @@ import Synchronization
 /// corpora it resolved: their open file descriptor and mapping keep the old files readable.
 public final class CorpusLibrary: Sendable {
     public let home: String
+    /// The query embedder for corpora built without a model artifact (the hashing embedder).
     public let embedder: any Embedder
+    /// Finds the query embedder of each corpus: `embedder`, or the installed model its manifest names.
+    public let embedders: EmbedderResolver
     private let cache = Mutex<[String: (identity: Identity, corpus: InstalledCorpus)]>([:])
 
     public init(home: String, embedder: any Embedder = HashingEmbedder()) {
         self.home = home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
         self.embedder = embedder
+        self.embedders = EmbedderResolver(home: self.home, defaultEmbedder: embedder)
     }
 
     /// One installed corpus as found on disk: where `current` points right now.
@@ -84,45 +88,53 @@ public final class CorpusLibrary: Sendable {
     /// Per corpus, the lexical channel (BM25) and the vector channel each rank their best
     /// `perChannelDepth` passages; all those lists, from every corpus, are fused by reciprocal
     /// rank fusion into one ranking (docs/engine.md), and the best `k` are returned.
-    /// Throws `EngineError.embedderMismatch` for a corpus built with another embedder unless
-    /// that corpus (or the whole search) is lexical-only, and the open error of any selected
-    /// corpus that cannot be opened.
+    /// Each corpus's query embedder is the one its manifest names (`EmbedderResolver`); the query
+    /// is embedded once per distinct embedder. Throws `EngineError.embedderMismatch`,
+    /// `.embedderNotInstalled` or `.embedderModelMismatch` for a corpus whose embedder is not
+    /// available unless that corpus (or the whole search) is lexical-only, and the open error of
+    /// any selected corpus that cannot be opened.
     public func search(_ query: String, options: SearchOptions = SearchOptions()) async throws -> [Hit] {
         try Task.checkCancellation()
         let corpora = try select(options.corpora)
         let tokens = FTSQuery.tokens(query)
 
-        var useVectors: [Bool] = []
+        // The embedder key of each corpus searched with vectors, nil for lexical-only ones.
+        var vectorKey: [String?] = []
+        var queryEmbedders: [String: any Embedder] = [:]
         for corpus in corpora {
             let lexicalOnly = options.lexicalOnly || options.lexicalOnlyCorpora.contains(corpus.id)
                 || options.lexicalOnlyCorpora.contains(corpus.name)
-            if !lexicalOnly {
-                let e = corpus.manifest.embedder
-                guard e.id == embedder.id, e.dimension == embedder.dimension else {
-                    throw EngineError.embedderMismatch(corpus: corpus.name, corpusEmbedder: "\(e.id) (\(e.dimension) dimensions)",
-                                                       queryEmbedder: "\(embedder.id) (\(embedder.dimension) dimensions)")
-                }
+            guard !lexicalOnly else {
+                vectorKey.append(nil)
+                continue
             }
-            useVectors.append(!lexicalOnly)
+            let info = corpus.manifest.embedder
+            let key = EmbedderResolver.key(info)
+            if queryEmbedders[key] == nil { queryEmbedders[key] = try embedders.embedder(for: info, corpus: corpus.name) }
+            vectorKey.append(key)
         }
-        var queryVector: [Float]?
-        if useVectors.contains(true) {
-            let v = try embedder.embed([query]).first ?? []
+        var queryVectors: [String: [Float]] = [:]
+        for (key, e) in queryEmbedders.sorted(by: { $0.key < $1.key }) {
+            try Task.checkCancellation()
+            let v = try e.embed([query]).first ?? []
             // An all-zero embedding (no words) has no direction to search in.
-            if v.count == embedder.dimension, v.contains(where: { $0 != 0 }) { queryVector = v }
+            if v.count == e.dimension, v.contains(where: { $0 != 0 }) { queryVectors[key] = v }
         }
 
         var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
-            let lexical = try corpus.lexicalSearch(tokens: tokens, limit: options.perChannelDepth)
-            lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
-            if useVectors[c], let queryVector {
-                let nearest = corpus.vectors.nearest(to: queryVector, limit: options.perChannelDepth)
+            let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
+            if lexicalDepth > 0 {
+                let lexical = try corpus.lexicalSearch(tokens: tokens, limit: lexicalDepth)
+                lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
+            }
+            if let key = vectorKey[c], let queryVector = queryVectors[key], (options.vectorDepth ?? 1) > 0 {
+                let nearest = corpus.vectors.nearest(to: queryVector, limit: options.vectorDepth ?? options.perChannelDepth)
                 lists.append(.init(channel: .vector, keys: nearest.map { PassageKey(corpus: c, row: $0.row) }))
             }
         }
-        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK).prefix(max(0, options.k))
+        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights).prefix(max(0, options.k))
 
         var details: [Int: [Int32: InstalledCorpus.PassageDetail]] = [:]
         for c in Set(fused.map(\.key.corpus)) {
