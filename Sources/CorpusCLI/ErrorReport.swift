@@ -97,6 +97,10 @@ extension ErrorReport {
     }
 
     static func from(engine e: EngineError) -> ErrorReport {
+        if case .embedderModelMismatch = e {
+            return ErrorReport(code: "embedder-mismatch", message: "refused: \(e.description)",
+                               hint: "remove the corpus and run corpus gc, then install it again (that fetches the model afresh)", exit: .verification)
+        }
         if e.isVerificationRefusal {
             return ErrorReport(code: "unsafe-pack", message: "refused: \(e.description)", hint: "remove and reinstall the corpus", exit: .verification)
         }

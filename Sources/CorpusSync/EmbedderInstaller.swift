@@ -48,11 +48,18 @@ public struct EmbedderInstaller: Sendable {
         guard offer.dimension == info.dimension else {
             throw SyncError.catalogMismatch(reason: "the catalog offers \(info.id) with \(offer.dimension) dimensions, \(corpus) needs \(info.dimension)")
         }
-        // Models are shared by free and entitled corpora alike and are never gated: no token.
-        let download = try await downloader.download(offer.artifact, from: sources, token: nil, progress: progress)
-        defer { downloader.discard(sha256: download.sha256) }
-        try install(artifactPath: download.path, id: info.id, digest: digest, dimension: info.dimension, trustedKeys: trustedKeys, locked: lock)
-        return lock
+        // A refused model leaves no trace, not even the downloads folder the attempt created.
+        let hadDownloads = FileIO.exists(home.downloads)
+        do {
+            // Models are shared by free and entitled corpora alike and are never gated: no token.
+            let download = try await downloader.download(offer.artifact, from: sources, token: nil, progress: progress)
+            defer { downloader.discard(sha256: download.sha256) }
+            try install(artifactPath: download.path, id: info.id, digest: digest, dimension: info.dimension, trustedKeys: trustedKeys, locked: lock)
+            return lock
+        } catch {
+            if !hadDownloads { rmdir(home.downloads) }
+            throw error
+        }
     }
 
     /// Verifies an artifact file and extracts it as the model `id`/`digest`. The caller holds `locked`
