@@ -212,7 +212,14 @@ public struct CorpusClient: Sendable {
         for action in plan {
             switch action {
             case let .keep(have):
-                outcomes.append(Outcome(name: have.qualifiedName, kind: .unchanged, version: have.version.description))
+                do {
+                    // A current corpus whose model folder went missing gets it back from the catalog.
+                    try await EmbedderInstaller(home: home).repair(have, remote: config.remote(named: have.remote), rootKey: roots[have.remote],
+                                                                   offered: embedders[have.remote] ?? [], downloader: downloader)
+                    outcomes.append(Outcome(name: have.qualifiedName, kind: .unchanged, version: have.version.description))
+                } catch let e as SyncError {
+                    outcomes.append(Outcome(name: have.qualifiedName, kind: .failed, version: have.version.description, error: e))
+                }
             case let .refuse(name, reason):
                 let error: SyncError
                 switch reason {

@@ -105,6 +105,17 @@ import CorpusTestSupport
         #expect((mismatch.json["error"] as? [String: Any])?["code"] as? String == "embedder-mismatch")
         try good.write(to: URL(fileURLWithPath: json))
 
+        // A model folder that went missing: search falls back to words and says so; sync restores it.
+        FileIO.remove(modelDir)
+        let wordsOnly = try c(["search", Self.query, "-k", "3", "--json"])
+        #expect(wordsOnly.status == 0 && wordsOnly.stderr.contains("needs the embedder model all-MiniLM-L6-v2, which is not installed"), "\(wordsOnly.stderr)")
+        #expect(((wordsOnly.json["hits"] as? [[String: Any]]) ?? []).allSatisfy { ($0["ranks"] as? [String: Any])?["vector"] is NSNull || $0["corpus"] as? String == "sea" })
+        let sync = try c(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        try InstalledEmbedder.verifyAll(directory: modelDir, id: "all-MiniLM-L6-v2", digest: offered.digest)
+        let again = (try c(["search", Self.query, "-k", "3", "--json"]).json["hits"] as? [[String: Any]]) ?? []
+        #expect(again.contains { $0["document"] as? String == "storage.md" && ($0["ranks"] as? [String: Any])?["vector"] as? Int == 1 })
+
         // gc keeps a model some corpus names, and removes it once none does.
         #expect(((try c(["gc", "--json"]).json["removed_embedders"]) as? [String]) == [])
         #expect(FileIO.exists(modelDir))
