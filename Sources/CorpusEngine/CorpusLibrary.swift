@@ -122,6 +122,12 @@ public final class CorpusLibrary: Sendable {
         }
 
         var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
+        // Corpora embedded with one model share one vector list, ranked by cosine: scores from one
+        // model and one query vector are comparable, and a sentence encoder gives every passage of
+        // every corpus some positive score, so per-corpus lists would hand the nearest passage of an
+        // unrelated corpus the same vector rank 1 as the right one. (Model-free embedders keep
+        // per-corpus lists; they return only passages sharing words with the query.)
+        var modelNearest: [String: [(score: Float, key: PassageKey)]] = [:]
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
             let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
@@ -131,8 +137,16 @@ public final class CorpusLibrary: Sendable {
             }
             if let key = vectorKey[c], let queryVector = queryVectors[key], (options.vectorDepth ?? 1) > 0 {
                 let nearest = corpus.vectors.nearest(to: queryVector, limit: options.vectorDepth ?? options.perChannelDepth)
-                lists.append(.init(channel: .vector, keys: nearest.map { PassageKey(corpus: c, row: $0.row) }))
+                if queryEmbedders[key]?.modelDigest != nil {
+                    modelNearest[key, default: []] += nearest.map { (score: $0.score, key: PassageKey(corpus: c, row: $0.row)) }
+                } else {
+                    lists.append(.init(channel: .vector, keys: nearest.map { PassageKey(corpus: c, row: $0.row) }))
+                }
             }
+        }
+        for (_, scored) in modelNearest.sorted(by: { $0.key < $1.key }) {
+            let ranked = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
+            lists.append(.init(channel: .vector, keys: ranked.prefix(options.vectorDepth ?? options.perChannelDepth).map(\.key)))
         }
         let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights).prefix(max(0, options.k))
 

@@ -152,3 +152,28 @@ final class CountingEmbedder: Embedder {
         #expect(counting.count.withLock { $0 } == 1)
     }
 }
+
+@Suite struct ModelVectorListTests {
+    /// One model's cosines are comparable across corpora, so corpora embedded with one model share
+    /// one vector list: the weak match of an unrelated corpus no longer gets vector rank 1.
+    @Test func corporaOfOneModelShareOneVectorListRankedByScore() async throws {
+        let home = TempDirectory("model-lists")
+        let model = StandInModelEmbedder(modelDigest: String(repeating: "7", count: 64))
+        let texts = [("sea", ["the harbour wall breaks the waves", "the harbour in winter"]), ("garden", ["the tomatoes in the garden"])]
+        for (id, passages) in texts {
+            var f = PackFixture(id: id, texts: ["\(id).md": passages])
+            f.embedder = model
+            try f.install(home: home.path)
+        }
+        let hits = try await CorpusLibrary(home: home.path, embedder: model).search("the harbour wall", options: SearchOptions(k: 5))
+        let garden = try #require(hits.first { $0.corpus == "garden" })
+        #expect(garden.vectorRank == 3)
+        #expect(hits.first?.text == "the harbour wall breaks the waves")
+
+        // The model-free hashing embedder keeps per-corpus lists (the design the fusion tests pin).
+        let plain = TempDirectory("model-lists")
+        for (id, passages) in texts { try PackFixture(id: id, texts: ["\(id).md": passages]).install(home: plain.path) }
+        let perCorpus = try await CorpusLibrary(home: plain.path).search("the harbour wall", options: SearchOptions(k: 5))
+        #expect(perCorpus.first { $0.corpus == "garden" }?.vectorRank == 1)
+    }
+}
