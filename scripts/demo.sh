@@ -86,7 +86,7 @@ section "8. Issue a demo token for tier \"pro\" and unlock it"
 catalog_id=$(python3 -c 'import json;print(json.load(open("catalog/catalog.json"))["id"])')
 token=$("$corpusd" token issue --key "$keys/demo.key" --sub demo-user --tier pro --aud "$catalog_id" --expires 1d --import-limit 3)
 echo "token: ${token:0:24}… (stored in the home folder, never printed again)"
-run "$corpus" --home "$home" login "$token"
+printf '$ corpus --home %s login %s…\n' "${home#$PWD/}" "${token:0:12}"; "$corpus" --home "$home" login "$token"
 run "$corpus" --home "$home" install orbital-mechanics-primer
 run "$corpus" --home "$home" search "transfer orbit between two circular orbits" -k 2
 
