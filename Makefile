@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench contract clean
+.PHONY: bootstrap build release test demo bench eval contract clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -24,6 +24,9 @@ bench: release
 
 demo: release
 	scripts/demo.sh
+
+eval: bootstrap
+	scripts/eval.sh
 
 contract: build
 	../shared/contract-check

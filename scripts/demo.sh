@@ -17,6 +17,14 @@ section() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 run() { printf '$ %s\n' "$*" | sed "s|$bin/||g; s|$PWD/||g"; "$@"; }
 
+section "0. The sentence encoder (all-MiniLM-L6-v2), fetched once"
+if scripts/fetch-model.sh; then
+  echo "the sample corpora are embedded with all-MiniLM-L6-v2; the model is published beside them"
+else
+  echo "note: the model could not be fetched; the sample corpora fall back to the hashing embedder"
+  echo "      (words, not meaning). Fetch it later with scripts/fetch-model.sh and run make demo again."
+fi
+
 section "1. A signing key"
 if [ -f "$keys/demo.key" ]; then
   echo "reusing $keys/demo.key"
@@ -47,12 +55,24 @@ t=$(date +%s%N)
 run "$corpus" --home "$home" install docs field-guide-tides sourdough-handbook
 echo "installed in $(ms_since "$t") ms"
 run "$corpus" --home "$home" list
+if [ -d "$home/embedders" ]; then
+  echo "the embedder model came through the catalog, verified against the pinned key:"
+  for d in "$home"/embedders/*/*/; do echo "  ${d#$PWD/}  ($(du -sh "$d" | cut -f1))"; done
+fi
 
 section "6. Search every installed corpus at once (BM25 + vectors, fused by RRF)"
 for q in "rotate the signing key" "when is high water at springs" "why is my loaf dense"; do
   run "$corpus" --home "$home" search "$q" -k 3
   echo
 done
+
+section "6b. A question answered by meaning rather than shared words"
+q="my bread is heavy and gummy"
+echo "words only (BM25) pick passages that merely share \"is\" or \"bread\":"
+run "$corpus" --home "$home" search "$q" -k 2 --lexical-only
+echo
+echo "with the vector channel (MiniLM), the troubleshooting passage about a dense, tight crumb comes first:"
+run "$corpus" --home "$home" search "$q" -k 2
 
 section "7. The entitled corpus is locked without a token"
 run "$corpus" --home "$home" logout >/dev/null
@@ -66,8 +86,7 @@ section "8. Issue a demo token for tier \"pro\" and unlock it"
 catalog_id=$(python3 -c 'import json;print(json.load(open("catalog/catalog.json"))["id"])')
 token=$("$corpusd" token issue --key "$keys/demo.key" --sub demo-user --tier pro --aud "$catalog_id" --expires 1d --import-limit 3)
 echo "token: ${token:0:24}… (stored in the home folder, never printed again)"
-echo '$ corpus --home .demo/home login "$token"'
-"$corpus" --home "$home" login "$token"
+printf '$ corpus --home %s login %s…\n' "${home#$PWD/}" "${token:0:12}"; "$corpus" --home "$home" login "$token"
 run "$corpus" --home "$home" install orbital-mechanics-primer
 run "$corpus" --home "$home" search "transfer orbit between two circular orbits" -k 2
 

@@ -6,6 +6,7 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "minilm": MiniLMBench.run(args:),
     "build": BuildBench.run,
     "engine": EngineBench.run(args:),
+    "eval": EvalBench.run(args:),
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

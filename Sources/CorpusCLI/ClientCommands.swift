@@ -316,11 +316,18 @@ struct ClientCommands {
         options.corpora = cmd.values("--corpus")
         options.lexicalOnly = cmd.has("--lexical-only")
         let library = CorpusLibrary(home: home.root)
-        // Corpora built with another embedder are searched lexically rather than refused.
-        let queryEmbedder = library.embedder
-        for c in client.installed() {
-            if let m = c.manifest, m.embedder.id != queryEmbedder.id || m.embedder.dimension != queryEmbedder.dimension {
-                options.lexicalOnlyCorpora.insert("\(c.record.remote)/\(c.record.id)")
+        // Each corpus is searched with the embedder its manifest names: the hashing embedder, or the
+        // installed model (fetched by install and sync). A corpus whose model is not installed (an
+        // imported bundle, say) is searched by words only, with a note; a model that is installed
+        // but does not match its digest is refused by the engine.
+        if !options.lexicalOnly {
+            for c in client.installed() {
+                guard let e = c.manifest?.embedder, let digest = e.digest, EmbedderManifest.isValidID(e.id), InstalledEmbedder.isDigest(digest),
+                      !FileIO.exists(home.embedderDirectory(id: e.id, digest: digest)) else { continue }
+                let name = "\(c.record.remote)/\(c.record.id)"
+                guard options.corpora.isEmpty || options.corpora.contains(c.record.id) || options.corpora.contains(name) else { continue }
+                options.lexicalOnlyCorpora.insert(name)
+                console.err("note: \(name) needs the embedder model \(e.id), which is not installed; searched by words only (corpus sync installs it)")
             }
         }
         let start = Date()
@@ -370,9 +377,10 @@ struct ClientCommands {
         let r = try client.gc()
         if console.json {
             console.emit(["removed_versions": r.removedVersions, "removed_partials": r.removedPartials,
-                          "removed_staging": r.removedStaging, "bytes_freed": r.bytesFreed])
+                          "removed_staging": r.removedStaging, "removed_embedders": r.removedEmbedders, "bytes_freed": r.bytesFreed])
         } else {
-            console.info("removed \(r.removedVersions.count) old version\(r.removedVersions.count == 1 ? "" : "s"), \(r.removedPartials.count) partial download\(r.removedPartials.count == 1 ? "" : "s"), \(r.removedStaging.count) leftover\(r.removedStaging.count == 1 ? "" : "s"); freed \(ByteFormat.size(r.bytesFreed))")
+            let models = r.removedEmbedders.isEmpty ? "" : ", \(r.removedEmbedders.count) unused embedder model\(r.removedEmbedders.count == 1 ? "" : "s")"
+            console.info("removed \(r.removedVersions.count) old version\(r.removedVersions.count == 1 ? "" : "s"), \(r.removedPartials.count) partial download\(r.removedPartials.count == 1 ? "" : "s"), \(r.removedStaging.count) leftover\(r.removedStaging.count == 1 ? "" : "s")\(models); freed \(ByteFormat.size(r.bytesFreed))")
         }
     }
 

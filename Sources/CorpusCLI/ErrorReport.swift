@@ -99,14 +99,21 @@ extension ErrorReport {
     }
 
     static func from(engine e: EngineError) -> ErrorReport {
+        if case .embedderModelMismatch = e {
+            return ErrorReport(code: "embedder-mismatch", message: "refused: \(e.description)",
+                               hint: "remove the corpus and run corpus gc, then install it again (that fetches the model afresh)", exit: .verification)
+        }
         if e.isVerificationRefusal {
             return ErrorReport(code: "unsafe-pack", message: "refused: \(e.description)", hint: "remove and reinstall the corpus", exit: .verification)
         }
         switch e {
         case .corpusNotFound:
             return ErrorReport(code: "not-found", message: e.description, hint: "see what is installed with corpus list", exit: .notFound)
-        case .embedderMismatch:
+        case .embedderMismatch, .embedderUnsupported:
             return ErrorReport(code: "embedder", message: e.description, hint: "search with --lexical-only", exit: .verification)
+        case .embedderNotInstalled:
+            return ErrorReport(code: "embedder-missing", message: e.description,
+                               hint: "run corpus sync (it installs the model from the catalog), or search with --lexical-only", exit: .notFound)
         default:
             return ErrorReport(code: "io", message: e.description, hint: "check the home folder; corpus verify re-checks installed files", exit: .localIO)
         }

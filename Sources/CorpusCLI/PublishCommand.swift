@@ -35,6 +35,10 @@ enum PublishCommand {
                     for s in skipped { console.err("\(id): skipped \(s.path): \(s.reason)") }
                     if !console.quiet { console.progress("built \(id): \(documents) document(s), \(passages) passage(s)\n") }
                 case let .reused(id): if !console.quiet { console.progress("\(id) unchanged\n") }
+                case let .embedderFallback(corpus, embedder, fallback, reason):
+                    console.err("note: \(corpus) asks for embedder \(embedder), built with \(fallback) instead: \(reason)")
+                case let .embedderPublished(id, digest, path, reused):
+                    if !console.quiet { console.progress("embedder \(id) \(digest.prefix(12))… \(reused ? "unchanged" : "published"): \(path)\n") }
                 }
             }
         }

@@ -48,6 +48,10 @@ enum PublisherReport {
             return ["event": "built", "id": id, "documents": documents, "passages": passages,
                     "skipped": skipped.map { ["path": $0.path, "reason": $0.reason] }]
         case let .reused(id): return ["event": "reused", "id": id]
+        case let .embedderFallback(corpus, embedder, fallback, reason):
+            return ["event": "embedder_fallback", "id": corpus, "embedder": embedder, "fallback": fallback, "reason": reason]
+        case let .embedderPublished(id, digest, path, reused):
+            return ["event": "embedder", "id": id, "digest": digest, "path": path, "reused": reused]
         }
     }
 }

@@ -11,12 +11,16 @@ import Synchronization
 /// corpora it resolved: their open file descriptor and mapping keep the old files readable.
 public final class CorpusLibrary: Sendable {
     public let home: String
+    /// The query embedder for corpora built without a model artifact (the hashing embedder).
     public let embedder: any Embedder
+    /// Finds the query embedder of each corpus: `embedder`, or the installed model its manifest names.
+    public let embedders: EmbedderResolver
     private let cache = Mutex<[String: (identity: Identity, corpus: InstalledCorpus)]>([:])
 
     public init(home: String, embedder: any Embedder = HashingEmbedder()) {
         self.home = home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
         self.embedder = embedder
+        self.embedders = EmbedderResolver(home: self.home, defaultEmbedder: embedder)
     }
 
     /// One installed corpus as found on disk: where `current` points right now.
@@ -84,9 +88,11 @@ public final class CorpusLibrary: Sendable {
     /// Per corpus, the lexical channel (BM25) and the vector channel each rank their best
     /// `perChannelDepth` passages; all those lists, from every corpus, are fused by reciprocal
     /// rank fusion into one ranking (docs/engine.md), and the best `k` are returned.
-    /// Throws `EngineError.embedderMismatch` for a corpus built with another embedder unless
-    /// that corpus (or the whole search) is lexical-only, and the open error of any selected
-    /// corpus that cannot be opened.
+    /// Each corpus's query embedder is the one its manifest names (`EmbedderResolver`); the query
+    /// is embedded once per distinct embedder. Throws `EngineError.embedderMismatch`,
+    /// `.embedderNotInstalled` or `.embedderModelMismatch` for a corpus whose embedder is not
+    /// available unless that corpus (or the whole search) is lexical-only, and the open error of
+    /// any selected corpus that cannot be opened.
     public func search(_ query: String, options: SearchOptions = SearchOptions()) async throws -> [Hit] {
         try Task.checkCancellation()
         let corpora = try select(options.corpora)
@@ -94,48 +100,58 @@ public final class CorpusLibrary: Sendable {
         // channels; they are dropped unless the query has nothing else.
         let tokens = FTSQuery.contentTokens(FTSQuery.tokens(query))
 
-        var useVectors: [Bool] = []
+        // The embedder key of each corpus searched with vectors, nil for lexical-only ones.
+        var vectorKey: [String?] = []
+        var queryEmbedders: [String: any Embedder] = [:]
         for corpus in corpora {
             let lexicalOnly = options.lexicalOnly || options.lexicalOnlyCorpora.contains(corpus.id)
                 || options.lexicalOnlyCorpora.contains(corpus.name)
-            if !lexicalOnly {
-                let e = corpus.manifest.embedder
-                guard e.id == embedder.id, e.dimension == embedder.dimension else {
-                    throw EngineError.embedderMismatch(corpus: corpus.name, corpusEmbedder: "\(e.id) (\(e.dimension) dimensions)",
-                                                       queryEmbedder: "\(embedder.id) (\(embedder.dimension) dimensions)")
-                }
+            guard !lexicalOnly else {
+                vectorKey.append(nil)
+                continue
             }
-            useVectors.append(!lexicalOnly)
+            let info = corpus.manifest.embedder
+            let key = EmbedderResolver.key(info)
+            if queryEmbedders[key] == nil { queryEmbedders[key] = try embedders.embedder(for: info, corpus: corpus.name) }
+            vectorKey.append(key)
         }
-        var queryVector: [Float]?
-        if useVectors.contains(true) {
+        var queryVectors: [String: [Float]] = [:]
+        for (key, e) in queryEmbedders.sorted(by: { $0.key < $1.key }) {
+            try Task.checkCancellation()
             // The lexical hashing embedder sees the same content words as BM25; a neural
             // embedder reads the whole sentence, stop words included.
-            let text = embedder.id == HashingEmbedder.identifier ? tokens.joined(separator: " ") : query
-            let v = try embedder.embed([text]).first ?? []
+            let text = e.id == HashingEmbedder.identifier ? tokens.joined(separator: " ") : query
+            let v = try e.embed([text]).first ?? []
             // An all-zero embedding (no words) has no direction to search in.
-            if v.count == embedder.dimension, v.contains(where: { $0 != 0 }) { queryVector = v }
+            if v.count == e.dimension, v.contains(where: { $0 != 0 }) { queryVectors[key] = v }
         }
 
         // Lexical: one list per corpus (BM25 values of corpora with different statistics are not
-        // comparable). Vector: one list across corpora, since cosines of one embedder are; so a
-        // corpus with nothing related does not put its least-bad passage at vector rank 1.
+        // comparable). Vector: one list per embedder across corpora (below).
         var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
-        var vectorHits: [(key: PassageKey, score: Float)] = []
+        // Corpora embedded with one embedder share one vector list, ranked by score: cosines from
+        // one model and one query vector compare across corpora, and a sentence encoder gives every
+        // passage of every corpus some positive score, so per-corpus lists would hand the nearest
+        // passage of an unrelated corpus the same vector rank 1 as the right one. Equal scores
+        // share a rank.
+        var nearestByEmbedder: [String: [(key: PassageKey, score: Float)]] = [:]
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
-            let lexical = try corpus.lexicalSearch(tokens: tokens, limit: options.perChannelDepth)
-            lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
-            if useVectors[c], let queryVector {
-                let nearest = corpus.vectors.nearest(to: queryVector, limit: options.perChannelDepth)
-                vectorHits += nearest.map { (PassageKey(corpus: c, row: $0.row), $0.score) }
+            let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
+            if lexicalDepth > 0 {
+                let lexical = try corpus.lexicalSearch(tokens: tokens, limit: lexicalDepth)
+                lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
+            }
+            if let key = vectorKey[c], let queryVector = queryVectors[key], (options.vectorDepth ?? 1) > 0 {
+                let nearest = corpus.vectors.nearest(to: queryVector, limit: options.vectorDepth ?? options.perChannelDepth)
+                nearestByEmbedder[key, default: []] += nearest.map { (key: PassageKey(corpus: c, row: $0.row), score: $0.score) }
             }
         }
-        if !vectorHits.isEmpty {
-            vectorHits.sort { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
-            lists.append(.init(channel: .vector, scored: Array(vectorHits.prefix(options.perChannelDepth))))
+        for (_, scored) in nearestByEmbedder.sorted(by: { $0.key < $1.key }) {
+            let ranked = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
+            lists.append(.init(channel: .vector, scored: Array(ranked.prefix(options.vectorDepth ?? options.perChannelDepth))))
         }
-        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK).prefix(max(0, options.k))
+        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights).prefix(max(0, options.k))
 
         var details: [Int: [Int32: InstalledCorpus.PassageDetail]] = [:]
         for c in Set(fused.map(\.key.corpus)) {

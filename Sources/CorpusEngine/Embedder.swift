@@ -4,6 +4,13 @@ public protocol Embedder: Sendable {
     /// Stable name recorded in manifests; a query embedder must match the corpus's.
     var id: String { get }
     var dimension: Int { get }
+    /// The digest of the model artifact the embedder was loaded from (`EmbedderManifest`), which
+    /// corpus manifests record in `embedder.digest`; nil for model-free embedders.
+    var modelDigest: String? { get }
     /// Embeds a batch; every result has `dimension` values and unit length (or is all zero for empty text).
     func embed(_ texts: [String]) throws -> [[Float]]
+}
+
+extension Embedder {
+    public var modelDigest: String? { nil }
 }

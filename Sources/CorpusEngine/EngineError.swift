@@ -19,6 +19,13 @@ public enum EngineError: Error, Equatable, Sendable {
     case vectorsInconsistent(corpus: String, reason: String)
     /// The query embedder is not the one the corpus was built with.
     case embedderMismatch(corpus: String, corpusEmbedder: String, queryEmbedder: String)
+    /// The corpus names an embedder model (id and digest) that is not installed in `HOME/embedders/`;
+    /// `installed` lists the digests of that embedder that are.
+    case embedderNotInstalled(corpus: String, embedder: String, digest: String, installed: [String])
+    /// The installed model folder for the corpus's digest does not hold that model (tampered or damaged).
+    case embedderModelMismatch(corpus: String, embedder: String, digest: String, reason: String)
+    /// The corpus names an embedder this build cannot run, or an embedder reference that is malformed.
+    case embedderUnsupported(corpus: String, embedder: String, reason: String)
     /// A corpus named in the search options is not installed.
     case corpusNotFound(String)
     /// A file or folder could not be read.
@@ -31,9 +38,10 @@ public enum EngineError: Error, Equatable, Sendable {
     /// True when the error is a refusal to trust what is on disk (exit code 3 in the CLI).
     public var isVerificationRefusal: Bool {
         switch self {
-        case .packHasSchemaCode, .packHasJournal, .packInconsistent, .integrityCheckFailed, .vectorsInconsistent, .manifest:
+        case .packHasSchemaCode, .packHasJournal, .packInconsistent, .integrityCheckFailed, .vectorsInconsistent, .manifest,
+             .embedderModelMismatch:
             return true
-        case .embedderMismatch, .corpusNotFound, .io, .sqlite:
+        case .embedderMismatch, .embedderNotInstalled, .embedderUnsupported, .corpusNotFound, .io, .sqlite:
             return false
         }
     }
@@ -54,6 +62,13 @@ extension EngineError: CustomStringConvertible, LocalizedError {
             return "\(corpus): vectors.bin is unusable: \(reason)"
         case let .embedderMismatch(corpus, corpusEmbedder, queryEmbedder):
             return "\(corpus) was embedded with \(corpusEmbedder) but the query embedder is \(queryEmbedder); search it lexical-only or use the matching embedder"
+        case let .embedderNotInstalled(corpus, embedder, digest, installed):
+            let have = installed.isEmpty ? "none is installed" : "installed: \(installed.map { String($0.prefix(12)) }.joined(separator: ", "))"
+            return "\(corpus) needs embedder model \(embedder) with digest \(digest.prefix(12))…, which is not installed (\(have)); corpus sync installs it from the catalog, or search it lexical-only"
+        case let .embedderModelMismatch(corpus, embedder, digest, reason):
+            return "\(corpus): the installed model \(embedder) \(digest.prefix(12))… is not the one the corpus was built with: \(reason)"
+        case let .embedderUnsupported(corpus, embedder, reason):
+            return "\(corpus) was embedded with \(embedder), which this build cannot use: \(reason); search it lexical-only"
         case let .corpusNotFound(name):
             return "no installed corpus \(name.debugDescription)"
         case let .io(operation, path, code):

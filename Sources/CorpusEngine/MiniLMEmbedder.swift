@@ -16,6 +16,9 @@ public struct MiniLMEmbedder: Embedder {
     public let id = MiniLMEmbedder.identifier
     public let dimension = 384
     public let tokenizer: WordPieceTokenizer
+    /// The digest of the artifact the weights came from (`EmbedderManifest`), recorded in the
+    /// manifests of corpora built with it; nil for a model folder that was not published.
+    public var modelDigest: String?
     /// Most tokens encoded in one forward pass: bounds scratch memory (about 15 KB a token
     /// per running chunk) while keeping the matrix multiplies large enough to run efficiently.
     public var batchTokenBudget = 2048

@@ -53,20 +53,25 @@ public enum ReciprocalRankFusion {
 
     /// Fuses the lists into one ranking, best first.
     ///
+    /// `weights` scales each channel's contributions (weighted RRF: w / (k + rank)); a channel
+    /// it does not name counts 1, so the default is plain RRF.
+    ///
     /// Ties (equal sums, common when lists from different corpora are fused) go to the better
     /// best rank, then to the key order, so the result is deterministic and lists of equal
     /// standing interleave: A1, B1, A2, B2, … for two corpora A and B.
-    public static func fuse<Key: Hashable & Comparable & Sendable>(_ lists: [RankedList<Key>], k: Int = defaultK) -> [Fused<Key>] {
+    public static func fuse<Key: Hashable & Comparable & Sendable>(_ lists: [RankedList<Key>], k: Int = defaultK,
+                                                                weights: [Channel: Double] = [:]) -> [Fused<Key>] {
         var byKey: [Key: Fused<Key>] = [:]
         for list in lists {
+            let weight = weights[list.channel] ?? 1
             for (i, key) in list.keys.enumerated() {
                 let rank = list.ranks?[i] ?? i + 1
-                let contribution = 1.0 / Double(k + rank)
+                let contribution = weight / Double(k + rank)
                 if var f = byKey[key] {
                     if let previous = f.ranks[list.channel] {
                         // A key twice in one channel (two lists of the same channel): keep its better rank only.
                         if rank < previous {
-                            f.score += contribution - 1.0 / Double(k + previous)
+                            f.score += contribution - weight / Double(k + previous)
                             f.ranks[list.channel] = rank
                         }
                     } else {

@@ -12,6 +12,12 @@ public struct SearchOptions: Sendable, Hashable {
     public var lexicalOnlyCorpora: Set<String>
     /// The RRF constant k.
     public var rrfK: Int
+    /// Per-channel depths overriding `perChannelDepth` (0 leaves that channel out), for measuring
+    /// fusion choices (`corpus-bench eval`, docs/engine.md).
+    public var lexicalDepth: Int?
+    public var vectorDepth: Int?
+    /// Weighted RRF: each channel's contributions are multiplied by its weight (default 1).
+    public var channelWeights: [Channel: Double] = [:]
 
     public init(k: Int = 10, perChannelDepth: Int = 50, corpora: [String] = [], lexicalOnly: Bool = false,
                 lexicalOnlyCorpora: Set<String> = [], rrfK: Int = ReciprocalRankFusion.defaultK) {

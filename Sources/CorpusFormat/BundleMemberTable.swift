@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// The member-table rules of a corpus bundle: which names may appear, and in what form.
+/// The member-table rules of a corpus bundle (or another signed zip of the same shape, such as an
+/// embedder artifact): which names may appear, and in what form.
 ///
 /// Checked on the raw central directory before any byte of content is read. Names are never
 /// used as paths (extraction writes the allowlisted constants), but a bundle carrying a hostile
@@ -12,7 +13,9 @@ enum BundleMemberTable {
     /// Returns the position of each allowlisted member in the central directory, or throws the
     /// first refusal in directory order: unsafe name, symlink, not allowed, duplicate; then
     /// anything missing (a missing signature is reported as `signatureMissing`).
-    static func validate(_ entries: [ZipCentralDirectory.Entry]) throws -> [String: Int] {
+    /// `allowed` and `signature` default to the corpus bundle's; embedder artifacts pass their own.
+    static func validate(_ entries: [ZipCentralDirectory.Entry], allowed: [String] = BundleLayout.allMembers,
+                         signature: String = BundleLayout.signature) throws -> [String: Int] {
         var positions: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
             let shown = String(decoding: entry.name, as: UTF8.self)
@@ -23,7 +26,7 @@ enum BundleMemberTable {
                 // Zero means "no Unix mode recorded"; anything else must be a regular file.
                 guard type == 0 || type == S_IFREG else { throw FormatError.memberNotAllowed(shown) }
             }
-            guard BundleLayout.allMembers.contains(shown) else { throw FormatError.memberNotAllowed(shown) }
+            guard allowed.contains(shown) else { throw FormatError.memberNotAllowed(shown) }
             guard positions[shown] == nil else { throw FormatError.duplicateMember(shown) }
             // Bit 0 is traditional encryption, bit 6 strong encryption: content we could not verify.
             guard entry.flags & 0x41 == 0 else {
@@ -31,8 +34,8 @@ enum BundleMemberTable {
             }
             positions[shown] = index
         }
-        for name in BundleLayout.allMembers where positions[name] == nil {
-            if name == BundleLayout.signature { throw FormatError.signatureMissing(file: BundleLayout.signature) }
+        for name in allowed where positions[name] == nil {
+            if name == signature { throw FormatError.signatureMissing(file: signature) }
             throw FormatError.missingMember(name)
         }
         return positions

@@ -78,13 +78,17 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// The root key version that signs this catalog (see `RootKeyDocument`).
     public var rootVersion: Int
     public var corpora: [CatalogEntry]
+    /// Embedder model artifacts the corpora need (absent from catalogs without model-based corpora,
+    /// so catalogs written before it existed still decode).
+    public var embedders: [CatalogEmbedder]?
 
     enum CodingKeys: String, CodingKey {
-        case format, id, title, version, issued, expires, corpora
+        case format, id, title, version, issued, expires, corpora, embedders
         case rootVersion = "root_version"
     }
 
-    public init(id: String, title: String, version: Int, issued: Date, expires: Date, rootVersion: Int, corpora: [CatalogEntry]) {
+    public init(id: String, title: String, version: Int, issued: Date, expires: Date, rootVersion: Int, corpora: [CatalogEntry],
+                embedders: [CatalogEmbedder]? = nil) {
         self.format = Catalog.currentFormat
         self.id = id
         self.title = title
@@ -93,6 +97,12 @@ public struct Catalog: Codable, Hashable, Sendable {
         self.expires = Timestamp.format(expires)
         self.rootVersion = rootVersion
         self.corpora = corpora
+        self.embedders = embedders
+    }
+
+    /// The artifact of the embedder model with this id and digest, if the catalog offers it.
+    public func embedder(id: String, digest: String) -> CatalogEmbedder? {
+        embedders?.first { $0.id == id && $0.digest == digest }
     }
 
     public var expiryDate: Date? { Timestamp.parse(expires) }
@@ -116,6 +126,7 @@ public struct Catalog: Codable, Hashable, Sendable {
                 throw FormatError.malformed(what: "catalog", reason: "unsafe bundle reference for \(e.id)")
             }
         }
+        for e in c.embedders ?? [] { try e.validate() }
         return c
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import CorpusFormat
+import CorpusEngine
 
 /// `CATALOG_DIR/catalog.json`: what `corpusd publish` publishes (docs/publishing.md).
 ///
@@ -10,6 +11,15 @@ public struct CatalogSource: Decodable, Sendable {
     public var id: String
     public var title: String
     public var corpora: [Entry]
+    /// Embedder models corpora may name: each an id and the folder holding its files.
+    public var embedders: [EmbedderSource]?
+
+    /// `embedders[]`: a model folder (`model.safetensors`, `vocab.txt`, `config.json`,
+    /// `tokenizer_config.json`), relative to CATALOG_DIR, e.g. `../models/all-MiniLM-L6-v2`.
+    public struct EmbedderSource: Decodable, Sendable {
+        public var id: String
+        public var source: String
+    }
 
     public struct Entry: Decodable, Sendable {
         public var id: String
@@ -25,6 +35,8 @@ public struct CatalogSource: Decodable, Sendable {
         public var access: Access
         public var tier: String?
         public var bundled: Bool?
+        /// The embedder to build with: `hash-uni-bi-384-v1` (the default) or the id of one of `embedders`.
+        public var embedder: String?
     }
 
     /// Reads and validates `<dir>/catalog.json`.
@@ -42,8 +54,17 @@ public struct CatalogSource: Decodable, Sendable {
         }
         guard Identifier.isValid(source.id) else { throw bad("catalog id \(source.id.debugDescription) is not a valid id") }
         guard !source.corpora.isEmpty else { throw bad("it lists no corpora") }
+        var models = Set<String>()
+        for m in source.embedders ?? [] {
+            guard EmbedderManifest.isValidID(m.id) else { throw bad("embedder id \(m.id.debugDescription) is not a valid id") }
+            guard models.insert(m.id).inserted else { throw bad("embedder \(m.id) is listed twice") }
+        }
         var seen = Set<String>()
         for e in source.corpora {
+            if let name = e.embedder, name != HashingEmbedder.identifier, !models.contains(name) {
+                throw bad("corpus \(e.id) names embedder \(name), which \"embedders\" does not list")
+            }
+            if e.embedder != nil, e.bundle != nil { throw bad("corpus \(e.id) is a prebuilt bundle; its embedder is the bundle's") }
             guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
             guard seen.insert(e.id).inserted else { throw bad("corpus \(e.id) is listed twice") }
             guard (e.source == nil) != (e.bundle == nil) else { throw bad("corpus \(e.id) needs exactly one of \"source\" and \"bundle\"") }

@@ -92,7 +92,8 @@ public enum CorpusBuilder {
         let manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
-            embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name),
+            embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
+                                   digest: embedder.modelDigest),
             documents: ingested.documents.count, passages: passages.count,
             contentDigest: ContentDigest.make(passageIDs: passages.map(\.pid), embedderID: embedder.id))
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)

@@ -7,6 +7,10 @@ public enum PublishProgress: Sendable {
     case building(id: String)
     case built(id: String, documents: Int, passages: Int, skipped: [SkippedFile])
     case reused(id: String)
+    /// A corpus asked for a model embedder whose files are absent, so it is built with `fallback`.
+    case embedderFallback(corpus: String, embedder: String, fallback: String, reason: String)
+    /// A model artifact was written to (or found in) `embedders/`.
+    case embedderPublished(id: String, digest: String, path: String, reused: Bool)
 }
 
 /// What a publish did.
@@ -48,6 +52,8 @@ public enum TreePublisher {
             }
         }
 
+        let embedders = try PublishEmbedders(source: source, catalogDirectory: catalogDirectory, fallback: embedder)
+
         for dir in ["", "/bundles", "/catalogs", "/keys"] { try FileIO.createDirectory(output + dir) }
         let lock = try TreeLock(tree: output)
         defer { lock.release() }
@@ -59,11 +65,16 @@ public enum TreePublisher {
         var cache = BuildCache.load(tree: output)
         var entries: [CatalogEntry] = []
         var built: [String] = [], reused: [String] = []
+        var usedModels: [String: CatalogEmbedder] = [:]
         for e in source.corpora {
             let located = "\(catalogDirectory)/\(e.source ?? e.bundle!)"
+            let (embedder, fallbackReason) = embedders.embedder(for: e)
+            if let fallbackReason, let wanted = e.embedder {
+                progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
+            }
             let inputs: String
             if e.source != nil {
-                inputs = try BuildCache.inputs(of: e, sourceFolder: located, embedderID: embedder.id, keyID: key.keyID)
+                inputs = try BuildCache.inputs(of: e, sourceFolder: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
             } else {
                 inputs = BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
             }
@@ -93,6 +104,17 @@ public enum TreePublisher {
                 built.append(e.id)
             }
             let m = result.manifest
+            // A corpus built with a model (here, or a prebuilt bundle whose model this publish has)
+            // ships that model's artifact beside it.
+            if let digest = m.embedder.digest, usedModels[m.embedder.id + "@" + digest] == nil {
+                guard let model = embedders.models[m.embedder.id], model.digest == digest else {
+                    throw PublisherError.invalidCatalogSource(path: "\(catalogDirectory)/catalog.json",
+                                                              reason: "corpus \(e.id) was built with \(m.embedder.id) \(digest.prefix(12))…, which no \"embedders\" entry provides")
+                }
+                let (entry, wasThere) = try PublishEmbedders.publishArtifact(model, key: key, tree: output, staging: staging)
+                usedModels[m.embedder.id + "@" + digest] = entry
+                progress(.embedderPublished(id: entry.id, digest: entry.digest, path: entry.artifact.path, reused: wasThere))
+            }
             entries.append(CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title,
                                         description: e.description ?? m.description, language: e.language ?? m.language,
                                         license: e.license ?? m.license, access: e.access, tier: e.tier, bundled: e.bundled ?? false,
@@ -107,7 +129,8 @@ public enum TreePublisher {
             rootDoc = try RootKeyChain.write(version: 1, newKey: key.publicKey, signer: key, created: now, tree: output)
         }
         let catalog = Catalog(id: source.id, title: source.title, version: version, issued: now,
-                              expires: now.addingTimeInterval(expiresIn), rootVersion: rootDoc!.version, corpora: entries)
+                              expires: now.addingTimeInterval(expiresIn), rootVersion: rootDoc!.version, corpora: entries,
+                              embedders: usedModels.isEmpty ? nil : usedModels.values.sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
         let bytes = try catalog.canonicalBytes()
         let signature = try key.sign(bytes, trustedComment: catalog.trustedComment,
                                      untrustedComment: "catalog \(catalog.id) version \(version), root key \(key.keyID)")
@@ -175,21 +198,25 @@ public enum TreePublisher {
         return BundleRef(path: rel, sha256: sha, size: size)
     }
 
-    /// Removes bundles that neither `keep` nor any other unexpired catalog of the tree references.
+    /// Removes bundles and embedder artifacts that neither `keep` nor any other unexpired catalog
+    /// of the tree references.
     static func removeUnreferencedBundles(tree: String, keep: Catalog, now: Date) -> [String] {
-        var referenced = Set(keep.corpora.map(\.bundle.path))
+        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + (c.embedders ?? []).map(\.artifact.path) }
+        var referenced = Set(files(keep))
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [] where name.hasSuffix(".json") {
             guard let data = FileManager.default.contents(atPath: "\(tree)/catalogs/\(name)"),
                   let c = try? Catalog.decode(data) else { continue }
-            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(c.corpora.map(\.bundle.path)) }
+            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(files(c)) }
         }
         var removed: [String] = []
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/bundles")) ?? []).sorted()
-        where name.hasSuffix(".corpus.zip") {
-            let rel = "bundles/\(name)"
-            if !referenced.contains(rel) {
-                FileIO.remove("\(tree)/\(rel)")
-                removed.append(rel)
+        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip")] {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/\(folder)")) ?? []).sorted()
+            where name.hasSuffix(suffix) {
+                let rel = "\(folder)/\(name)"
+                if !referenced.contains(rel) {
+                    FileIO.remove("\(tree)/\(rel)")
+                    removed.append(rel)
+                }
             }
         }
         return removed

@@ -198,6 +198,7 @@ public struct CorpusClient: Sendable {
     /// a refused download leaves the home folder as it was.
     func execute(_ plan: [SyncAction], pending: [CatalogFetcher.Pending], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
         let outcomes = try await execute(plan, roots: Dictionary(pending.map { ($0.remote.name, $0.root.key) }, uniquingKeysWith: { a, _ in a }),
+                                         embedders: Dictionary(pending.map { ($0.remote.name, $0.update.catalog.embedders ?? []) }, uniquingKeysWith: { a, _ in a }),
                                          progress: progress)
         let changed = outcomes.contains { [.installed, .updated, .removed].contains($0.kind) }
         if changed || outcomes.allSatisfy({ $0.error == nil }) {
@@ -208,7 +209,8 @@ public struct CorpusClient: Sendable {
         return outcomes
     }
 
-    func execute(_ plan: [SyncAction], roots: [String: PublicKey], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
+    func execute(_ plan: [SyncAction], roots: [String: PublicKey], embedders: [String: [CatalogEmbedder]] = [:],
+                 progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         let config = try ClientConfig.load(home)
         let downloader = Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
@@ -219,7 +221,14 @@ public struct CorpusClient: Sendable {
         for action in plan {
             switch action {
             case let .keep(have):
-                outcomes.append(Outcome(name: have.qualifiedName, kind: .unchanged, version: have.version.description))
+                do {
+                    // A current corpus whose model folder went missing gets it back from the catalog.
+                    try await EmbedderInstaller(home: home).repair(have, remote: config.remote(named: have.remote), rootKey: roots[have.remote],
+                                                                   offered: embedders[have.remote] ?? [], downloader: downloader)
+                    outcomes.append(Outcome(name: have.qualifiedName, kind: .unchanged, version: have.version.description))
+                } catch let e as SyncError {
+                    outcomes.append(Outcome(name: have.qualifiedName, kind: .failed, version: have.version.description, error: e))
+                }
             case let .refuse(name, reason):
                 let error: SyncError
                 switch reason {
@@ -257,6 +266,11 @@ public struct CorpusClient: Sendable {
                         outcomes.append(Outcome(name: name, kind: .unchanged, version: offer.entry.version.description))
                         continue
                     }
+                    // The model the corpus names comes first, so the corpus is searchable the moment it appears.
+                    let modelLock = try await EmbedderInstaller(home: home).ensure(
+                        offer.entry.embedder, for: name, offered: embedders[offer.remote] ?? [], sources: remote.sources,
+                        trustedKeys: [rootKey], downloader: downloader) { p in progress?(.downloading(name: "\(name) (embedder \(offer.entry.embedder.id))", p)) }
+                    defer { withExtendedLifetime(modelLock) {} }
                     let download: VerifiedDownload
                     do {
                         download = try await downloader.download(offer.entry.bundle, from: remote.sources, token: useToken) { p in
@@ -369,10 +383,13 @@ public struct CorpusClient: Sendable {
         public var removedVersions: [String] = []
         public var removedPartials: [String] = []
         public var removedStaging: [String] = []
+        /// Embedder models (`id/digest`) no installed corpus names any more.
+        public var removedEmbedders: [String] = []
         public var bytesFreed: Int64 = 0
     }
 
-    /// Removes versions that are not current, staging leftovers and partial downloads.
+    /// Removes versions that are not current, staging leftovers, partial downloads, and embedder
+    /// models no installed corpus names.
     /// Takes each corpus's lock, so it never removes what an install is writing.
     public func gc() throws -> GCReport {
         var report = GCReport()
@@ -402,6 +419,10 @@ public struct CorpusClient: Sendable {
                 }
             }
         }
+        let models = EmbedderInstaller(home: home)
+        let unusedModels = models.gc(referenced: models.referenced())
+        report.removedEmbedders = unusedModels.removed
+        report.bytesFreed += unusedModels.bytesFreed
         let shared = try io { () -> FileLock? in
             try FileIO.createDirectory(home.locks)
             return try? FileLock(path: home.lockFile(Self.downloadsLockName), wait: .no)

@@ -95,7 +95,8 @@ public struct PackFixture {
             members[name] = MemberInfo(sha256: Hex.encode(digest), size: size)
         }
         let manifest = Manifest(id: id, version: try CorpusVersion.parse(version), title: title,
-                                embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: encoding.name),
+                                embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: encoding.name,
+                                                       digest: embedder.modelDigest),
                                 documents: documents.count, passages: texts.count,
                                 contentDigest: ContentDigest.make(passageIDs: pids, embedderID: embedder.id), members: members)
         try FileIO.writeAtomically(try manifest.canonicalBytes(), to: "\(folder)/\(BundleLayout.manifest)")

@@ -1,0 +1,198 @@
+import CorpusEngine
+import CorpusFormat
+import CorpusPublisher
+import Foundation
+
+/// `corpus-bench eval [--queries FILE] [--root DIR] [--model DIR] [--work DIR] [--verbose]`
+///
+/// Retrieval quality of each channel and fusion choice on a real collection nobody on the team
+/// wrote (docs/engine.md "Fusion, measured"). The query file names the collection (a root folder
+/// and the files or folders under it to include) and the questions, each with the documents that
+/// answer it. The collection is copied into `--work`, built twice with the real builder (once with
+/// all-MiniLM-L6-v2, once with the hashing embedder; both reused while their inputs are unchanged),
+/// installed into two home folders, and every question is searched with every method through
+/// `CorpusLibrary`, as an app would. Prints hit@5 (a relevant document among the first five hits)
+/// and MRR@10 (1 / rank of the first relevant hit in the first ten, else 0), per method; writes
+/// the same, with every question's ranks, to `--work/results.json`.
+enum EvalBench {
+    struct QueryFile: Decodable {
+        struct Collection: Decodable {
+            var name: String
+            var root: String
+            var include: [String]
+        }
+        struct Query: Decodable {
+            var id: Int
+            var question: String
+            var relevant: [String]
+        }
+        var collection: Collection
+        var queries: [Query]
+    }
+
+    /// One way of searching: which build, and the search options.
+    struct Method {
+        var name: String
+        var build: Build
+        var options: SearchOptions
+    }
+
+    enum Build: String { case minilm, hashing }
+
+    static func run(args: [String]) async throws {
+        func value(_ flag: String, _ fallback: String) -> String {
+            guard let i = args.firstIndex(of: flag), i + 1 < args.count else { return fallback }
+            return args[i + 1]
+        }
+        let queriesPath = value("--queries", "eval/python-docs-queries.json")
+        let work = value("--work", ".eval")
+        let modelFolder = value("--model", "models/all-MiniLM-L6-v2")
+        let verbose = args.contains("--verbose")
+        guard let data = FileManager.default.contents(atPath: queriesPath) else { throw BenchError("no query file at \(queriesPath)") }
+        let spec = try JSONDecoder().decode(QueryFile.self, from: data)
+        let root = value("--root", spec.collection.root)
+        guard FileIO.exists(root) else {
+            throw BenchError("\(root) is missing: install Debian's \(spec.collection.name == "python-docs" ? "python3-doc" : "documentation") package (scripts/bootstrap.sh does)")
+        }
+
+        var model = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: modelFolder))
+        model.modelDigest = try EmbedderArtifactWriter.manifest(modelDirectory: modelFolder, id: model.id, dimension: model.dimension).digest
+
+        let source = "\(work)/source"
+        let files = try stage(spec.collection, from: root, into: source)
+        let minilmHome = try await prepare(source: source, work: work, build: .minilm, embedder: model)
+        let hashingHome = try await prepare(source: source, work: work, build: .hashing, embedder: HashingEmbedder())
+        print("collection=\(spec.collection.name) files=\(files) questions=\(spec.queries.count)")
+
+        let libraries: [Build: CorpusLibrary] = [.minilm: CorpusLibrary(home: minilmHome, embedder: model),
+                                                 .hashing: CorpusLibrary(home: hashingHome)]
+        var results: [[String: Any]] = []
+        print("")
+        print("method".padding(toLength: 46, withPad: " ", startingAt: 0) + "hit@5   MRR@10  ms/query")
+        for method in methods() {
+            var hits = 0, reciprocal = 0.0
+            var perQuery: [[String: Any]] = []
+            let start = Date()
+            for q in spec.queries {
+                var options = method.options
+                options.k = 10
+                let found = try await libraries[method.build]!.search(q.question, options: options)
+                let rank = found.firstIndex { q.relevant.contains($0.document) }.map { $0 + 1 }
+                if let rank, rank <= 5 { hits += 1 }
+                if let rank { reciprocal += 1 / Double(rank) }
+                perQuery.append(["id": q.id, "rank": rank as Any? ?? NSNull(), "top": found.first?.document ?? ""])
+                if verbose { print("  [\(method.name)] #\(q.id) rank=\(rank.map(String.init) ?? "-") top=\(found.first?.document ?? "") \(q.question)") }
+            }
+            let ms = Date().timeIntervalSince(start) * 1000 / Double(spec.queries.count)
+            let hitAt5 = Double(hits) / Double(spec.queries.count)
+            let mrr = reciprocal / Double(spec.queries.count)
+            print(method.name.padding(toLength: 46, withPad: " ", startingAt: 0)
+                  + String(format: "%.3f   %.3f   %.1f", hitAt5, mrr, ms))
+            results.append(["method": method.name, "hit_at_5": hitAt5, "mrr_at_10": mrr, "ms_per_query": ms, "queries": perQuery])
+        }
+        let out = try JSONSerialization.data(withJSONObject: ["collection": spec.collection.name, "questions": spec.queries.count, "methods": results],
+                                             options: [.prettyPrinted, .sortedKeys])
+        try out.write(to: URL(fileURLWithPath: "\(work)/results.json"))
+        print("\nwrote \(work)/results.json")
+    }
+
+    /// The methods compared: each channel alone, plain RRF, weighted RRF, other depths and k.
+    static func methods() -> [Method] {
+        func o(_ change: (inout SearchOptions) -> Void) -> SearchOptions {
+            var options = SearchOptions()
+            change(&options)
+            return options
+        }
+        return [
+            Method(name: "BM25 alone", build: .minilm, options: o { $0.lexicalOnly = true }),
+            Method(name: "dense alone (MiniLM)", build: .minilm, options: o { $0.lexicalDepth = 0 }),
+            Method(name: "hybrid RRF k=60, depth 50/50", build: .minilm, options: o { _ in }),
+            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 1.5", build: .minilm, options: o { $0.channelWeights = [.vector: 1.5] }),
+            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 2", build: .minilm, options: o { $0.channelWeights = [.vector: 2] }),
+            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 3", build: .minilm, options: o { $0.channelWeights = [.vector: 3] }),
+            Method(name: "hybrid RRF k=60, weights bm25 2 : dense 1", build: .minilm, options: o { $0.channelWeights = [.lexical: 2] }),
+            Method(name: "hybrid RRF k=60, depth bm25 20 / dense 50", build: .minilm, options: o { $0.lexicalDepth = 20 }),
+            Method(name: "hybrid RRF k=60, depth bm25 10 / dense 50", build: .minilm, options: o { $0.lexicalDepth = 10 }),
+            Method(name: "hybrid RRF k=60, depth bm25 50 / dense 20", build: .minilm, options: o { $0.vectorDepth = 20 }),
+            Method(name: "hybrid RRF k=60, depth 10/10", build: .minilm, options: o { $0.perChannelDepth = 10 }),
+            Method(name: "hybrid RRF k=60, depth 100/100", build: .minilm, options: o { $0.perChannelDepth = 100 }),
+            Method(name: "hybrid RRF k=10, depth 50/50", build: .minilm, options: o { $0.rrfK = 10 }),
+            Method(name: "hybrid RRF k=10, weights bm25 1 : dense 2", build: .minilm, options: o { $0.rrfK = 10; $0.channelWeights = [.vector: 2] }),
+            Method(name: "hashing vectors alone (hash-uni-bi-384-v1)", build: .hashing, options: o { $0.lexicalDepth = 0 }),
+            Method(name: "hybrid BM25 + hashing vectors, RRF k=60", build: .hashing, options: o { _ in }),
+        ]
+    }
+
+    /// Copies the included files (a path ending in `/` is a whole folder, recursively; only
+    /// `.html` files) into `into`, keeping their relative paths. Returns how many.
+    static func stage(_ c: QueryFile.Collection, from root: String, into: String) throws -> Int {
+        FileIO.remove(into)
+        var count = 0
+        for item in c.include {
+            var paths: [String] = []
+            if item.hasSuffix("/") {
+                let names = try FileManager.default.subpathsOfDirectory(atPath: "\(root)/\(item)").sorted()
+                paths = names.filter { $0.hasSuffix(".html") }.map { item + $0 }
+            } else {
+                paths = [item]
+            }
+            for rel in paths {
+                let dest = "\(into)/\(rel)"
+                try FileIO.createDirectory((dest as NSString).deletingLastPathComponent)
+                try FileManager.default.copyItem(atPath: "\(root)/\(rel)", toPath: dest)
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// Builds the collection with `embedder` (unless an earlier build of the same inputs is there)
+    /// and installs it as corpus `python-docs` in `work/home-<build>`. Returns the home folder.
+    static func prepare(source: String, work: String, build: Build, embedder: any Embedder) async throws -> String {
+        let bundle = "\(work)/python-docs-\(build.rawValue).corpus.zip"
+        let stamp = bundle + ".inputs"
+        let keyPath = "\(work)/eval.key"
+        let key: SecretKey
+        if FileIO.exists(keyPath) {
+            key = try SecretKey(contentsOf: keyPath)
+        } else {
+            key = try SecretKey.generate()
+            try FileIO.writeAtomically(Data(key.fileText.utf8), to: keyPath, mode: 0o600)
+        }
+        let inputs = try inputsDigest(source: source, embedder: embedder)
+        if FileManager.default.contents(atPath: stamp).map({ String(decoding: $0, as: UTF8.self) }) != inputs || !FileIO.exists(bundle) {
+            let start = Date()
+            let summary = try CorpusBuilder.build(BuildOptions(source: source, id: "python-docs", version: CorpusVersion("1")!, title: "Python documentation (subset)"),
+                                                  key: key, output: bundle, embedder: embedder)
+            let s = Date().timeIntervalSince(start)
+            print("built \(build.rawValue): \(summary.documents) documents, \(summary.passages) passages in \(String(format: "%.1f", s)) s (\(String(format: "%.1f", Double(summary.passages) / s)) passages/s)")
+            try FileIO.writeAtomically(Data(inputs.utf8), to: stamp)
+        } else {
+            print("reusing \(bundle) (inputs unchanged)")
+        }
+        let home = "\(work)/home-\(build.rawValue)"
+        FileIO.remove(home)
+        let corpusDir = "\(home)/corpora/local/python-docs"
+        try FileIO.createDirectory("\(corpusDir)/versions")
+        try BundleReader(path: bundle).extract(to: "\(corpusDir)/versions/1", trustedKeys: [key.publicKey])
+        guard symlink("versions/1", "\(corpusDir)/current") == 0 else { throw BenchError("symlink in \(corpusDir) failed") }
+        return home
+    }
+
+    /// The digest of what a build depends on: every staged file and the embedder (with its model digest).
+    static func inputsDigest(source: String, embedder: any Embedder) throws -> String {
+        let d = Digest(.sha256)
+        d.update(Array("eval-v1\0\(embedder.id)\0\(embedder.modelDigest ?? "")\0".utf8))
+        for rel in try FileManager.default.subpathsOfDirectory(atPath: source).sorted() where rel.hasSuffix(".html") {
+            d.update(Array("\(rel)\0\(Hex.encode(try SHA256.hash(fileAt: "\(source)/\(rel)").digest))\0".utf8))
+        }
+        return Hex.encode(d.finalize())
+    }
+}
+
+extension EvalBench {
+    struct BenchError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

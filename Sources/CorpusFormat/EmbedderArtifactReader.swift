@@ -1,0 +1,175 @@
+import Foundation
+internal import CZip
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads and verifies an embedder artifact (`.embedder.zip`, docs/format.md "Embedder artifact").
+///
+/// The same checks as `BundleReader`, with the artifact's allowlist: the raw central directory
+/// and libzip's consistency check on opening; the signed `embedder.json` verified against a
+/// trusted key; every model file streamed through SHA-256, stopped one byte past its signed size
+/// and read to its end for the CRC; nothing moved into place until every file verified.
+public final class EmbedderArtifactReader {
+    public let path: String
+    private let archive: ZipArchive
+    private let positions: [String: Int]
+    private static let chunkSize = 1 << 20
+
+    /// What `manifest(trustedKeys:)` verified: the manifest, its exact bytes, their digest, the signature.
+    public struct Verified: Sendable {
+        public var manifest: EmbedderManifest
+        public var bytes: Data
+        /// The model digest: SHA-256 of `bytes`, as corpus manifests name it.
+        public var digest: String
+        public var signature: Signature
+    }
+
+    public init(path: String) throws {
+        self.path = path
+        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
+        var opened: ZipArchive?
+        do {
+            let directory = try ZipCentralDirectory.read(fd: fd, path: path)
+            let positions = try BundleMemberTable.validate(directory.entries, allowed: EmbedderArtifactLayout.allMembers,
+                                                           signature: EmbedderArtifactLayout.signature)
+            let zip = try ZipArchive(fd: fd, path: path, flags: ZIP_RDONLY | ZIP_CHECKCONS)
+            opened = zip
+            guard zip.entryCount == directory.entries.count else {
+                throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
+            }
+            for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
+                throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
+            }
+            self.positions = positions
+            self.archive = zip
+        } catch {
+            if opened == nil { close(fd) }
+            throw error
+        }
+    }
+
+    /// Reads `embedder.json` and its signature and verifies them with the trusted key the signature names.
+    public func manifest(trustedKeys: [PublicKey]) throws -> Verified {
+        let name = EmbedderArtifactLayout.manifest
+        let bytes = try readSmallMember(name, limit: BundleReader.maxManifestBytes)
+        let signatureBytes = try readSmallMember(EmbedderArtifactLayout.signature, limit: BundleReader.maxSignatureBytes)
+        guard !signatureBytes.isEmpty else { throw FormatError.signatureMissing(file: EmbedderArtifactLayout.signature) }
+        guard let text = String(data: signatureBytes, encoding: .utf8), let signature = try? Signature(text: text) else {
+            throw FormatError.signatureInvalid(what: "\(name) (its signature is not a minisign signature)")
+        }
+        guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }) else {
+            throw FormatError.untrustedKey(keyID: signature.keyID.description)
+        }
+        do {
+            try key.verify(signature, message: bytes)
+        } catch FormatError.signatureInvalid(let what) {
+            throw FormatError.signatureInvalid(what: what == "the trusted comment" ? "the trusted comment of \(name)" : name)
+        }
+        let manifest = try EmbedderManifest.decode(bytes)
+        return Verified(manifest: manifest, bytes: bytes, digest: EmbedderManifest.digest(of: bytes), signature: signature)
+    }
+
+    /// Checks every model file against the signed manifest without writing anything.
+    @discardableResult
+    public func verifyAll(trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Verified {
+        let verified = try manifest(trustedKeys: trustedKeys)
+        for name in EmbedderArtifactLayout.payloadMembers {
+            try stream(name, declared: verified.manifest.files[name]!, progress: progress) { _ in }
+        }
+        return verified
+    }
+
+    /// Verifies the artifact and extracts it into `directory`, which must not exist yet: members go
+    /// to a staging folder beside it, each hashed as written and fsynced, and the folder is renamed
+    /// to `directory` only when all verified. On failure the parent folder is left as it was.
+    @discardableResult
+    public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Verified {
+        var st = stat()
+        guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
+        let verified = try manifest(trustedKeys: trustedKeys)
+
+        let parent = (directory as NSString).deletingLastPathComponent
+        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
+        var done = false
+        defer { if !done { FileIO.remove(staging) } }
+
+        try Self.writeFile("\(staging)/\(EmbedderArtifactLayout.manifest)") { fd, p in
+            try verified.bytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
+        }
+        try Self.writeFile("\(staging)/\(EmbedderArtifactLayout.signature)") { fd, p in
+            try Data(verified.signature.fileText.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
+        }
+        for name in EmbedderArtifactLayout.payloadMembers {
+            try Self.writeFile("\(staging)/\(name)") { fd, p in
+                try stream(name, declared: verified.manifest.files[name]!, progress: progress) { chunk in
+                    try FileIO.writeAll(fd, chunk, path: p)
+                }
+            }
+        }
+        FileIO.syncDirectory(staging)
+        try BundleReader.renameNoReplace(staging, directory)
+        done = true
+        FileIO.syncDirectory(parent.isEmpty ? "." : parent)
+        return verified
+    }
+
+    /// Streams one member through SHA-256 into `sink`, never passing on more than the signed size,
+    /// then reads to the member's end so libzip checks its CRC and stored size.
+    private func stream(_ name: String, declared: MemberInfo,
+                        progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let index = positions[name]!
+        let info = try archive.info(at: index)
+        if info.size > declared.size { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
+        let reader = try archive.openEntry(at: index, name: name)
+        let digest = Digest(.sha256)
+        var total: Int64 = 0
+        let pipeline = ZipEntryPipeline(reader: reader, chunkSize: Self.chunkSize, limit: declared.size + 1)
+        try pipeline.forEachChunk { chunk in
+            let allowed = Int(min(Int64(chunk.count), declared.size - total))
+            if allowed > 0 {
+                let accepted = UnsafeRawBufferPointer(rebasing: chunk[0..<allowed])
+                digest.update(accepted)
+                try sink(accepted)
+                total += Int64(allowed)
+                progress?(BundleProgress(member: name, bytesDone: total, bytesTotal: declared.size))
+            }
+            if allowed < chunk.count { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
+        }
+        guard total == declared.size else { throw FormatError.sizeMismatch(member: name, expected: declared.size, actual: total) }
+        let actual = Hex.encode(digest.finalize())
+        guard actual == declared.sha256.lowercased() else {
+            throw FormatError.hashMismatch(member: name, expected: declared.sha256, actual: actual)
+        }
+    }
+
+    private func readSmallMember(_ name: String, limit: Int64) throws -> Data {
+        let index = positions[name]!
+        let info = try archive.info(at: index)
+        if info.size > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
+        let reader = try archive.openEntry(at: index, name: name)
+        var out = Data()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let want = Int(min(Int64(buffer.count), limit + 1 - Int64(out.count)))
+            let n = try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            if n == 0 { break }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            if Int64(out.count) > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
+        }
+        return out
+    }
+
+    private static func writeFile(_ path: String, _ body: (Int32, String) throws -> Void) throws {
+        let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
+        defer { close(fd) }
+        try body(fd, path)
+        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
+    }
+}
+
+@available(*, unavailable) extension EmbedderArtifactReader: Sendable {}
