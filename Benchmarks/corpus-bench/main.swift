@@ -6,6 +6,8 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "minilm": MiniLMBench.run(args:),
     "build": BuildBench.run,
     "engine": EngineBench.run(args:),
+    "install": InstallBench.run,
+    "sync": SyncBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
