@@ -9,7 +9,7 @@ out=.bench/engine
 
 echo "nproc $(nproc)"
 echo "loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-swift build -c release --product corpus-bench 2>&1 | grep -E "error|Compiling|Build complete" | tail -3
+swift build -c release --product corpus-bench 2>&1 | grep -E "error|Compiling|Build" | tail -3
 bin="$(swift build -c release --show-bin-path)/corpus-bench"
 
 # Generate (or reuse) the cached corpus in its own process, so RSS figures are the search's only.
