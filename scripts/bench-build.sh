@@ -8,4 +8,8 @@ export PATH=/opt/swift/usr/bin:$PATH
 
 swift build -c release --product corpus-bench >/dev/null
 bin="$(swift build -c release --show-bin-path)/corpus-bench"
-"$bin" build --work .bench/build "$@"
+mkdir -p .bench
+"$bin" build --work .bench/build "$@" | tee .bench/build.txt
+# One machine-readable line for scripts/bench.sh: RESULT name value unit peer ratio goal.
+awk -F= '$1 == "build_total_s" { b = $2 } $1 == "floor_sqlite3_import_s" { f = $2 }
+  END { if (b != "" && f > 0) printf "RESULT\tbuild 100k passages vs sqlite3 FTS5 import\t%.2f\ts\t%.2f\t%.2f\t<=1.5x\n", b, f, b / f }' .bench/build.txt

@@ -26,4 +26,10 @@ echo "openssl_mb_s=$openssl_mb_s"
 awk -v v="$(get verify_mb_s)" -v o="$openssl_mb_s" 'BEGIN { printf "verify_vs_openssl=%.2f (goal >= 0.80)\n", v / o }'
 awk -v v="$(get extract_mb_s)" -v o="$openssl_mb_s" 'BEGIN { printf "extract_vs_openssl=%.2f\n", v / o }'
 printf 'peak_rss_mib=%s (goal < 64)\n' "$(get peak_rss_mib)"
+# Machine-readable lines for scripts/bench.sh: RESULT name value unit peer ratio goal.
+awk -v v="$(get verify_mb_s)" -v x="$(get extract_mb_s)" -v o="$openssl_mb_s" -v r="$(get peak_rss_mib)" 'BEGIN {
+  printf "RESULT\tbundle verifyAll 1 GiB vs openssl dgst -sha256\t%.0f\tMB/s\t%.0f\t%.2f\t>=0.8x\n", v, o, v / o
+  printf "RESULT\tbundle extract 1 GiB (fsynced) vs openssl dgst\t%.0f\tMB/s\t%.0f\t%.2f\t-\n", x, o, x / o
+  printf "RESULT\tbundle verify+extract peak RSS\t%.1f\tMiB\t-\t-\t<64\n", r
+}'
 rm -rf "$out"

@@ -36,4 +36,11 @@ awk -v e="$engine" -v n="$numpy" -v h="$hybrid" -v o="$open" 'BEGIN {
   printf "hybrid p50 %.2f ms (goal <= 40) %s\n", h, (h <= 40 ? "ok" : "MISSED")
   printf "open p50 %.2f ms (goal <= 200) %s\n", o, (o <= 200 ? "ok" : "MISSED")
 }'
+# Machine-readable lines for scripts/bench.sh: RESULT name value unit peer ratio goal.
+awk -v e="$engine" -v n="$numpy" -v h="$hybrid" -v o="$open" 'BEGIN {
+  printf "RESULT\tengine vector scan p50 vs NumPy (speedup)\t%.2f\tms\t%.2f\t%.2f\t>=2.5x\n", e, n, n / e
+  printf "RESULT\tengine vector scan p50\t%.2f\tms\t-\t-\t<=15\n", e
+  printf "RESULT\tengine hybrid search p50\t%.2f\tms\t-\t-\t<=40\n", h
+  printf "RESULT\tengine open p50\t%.2f\tms\t-\t-\t<=200\n", o
+}'
 echo "loadavg after $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -15,4 +15,15 @@ peer_json="$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 scrip
 echo "numpy sgemm 1024: $peer_json"
 peer="$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["gflops"])' "$peer_json")"
 
-.build/release/corpus-bench minilm --model models/all-MiniLM-L6-v2 --sgemm-gflops "$peer" "$@"
+mkdir -p .bench
+.build/release/corpus-bench minilm --model models/all-MiniLM-L6-v2 --sgemm-gflops "$peer" "$@" | tee .bench/minilm.txt
+# Machine-readable lines for scripts/bench.sh: RESULT name value unit peer ratio goal (no goal set: "-").
+/usr/bin/python3 - .bench/minilm.txt <<'PY'
+import json, sys
+line = [l for l in open(sys.argv[1]) if l.startswith('{"bench": "minilm"')][-1]
+f = json.loads(line)
+print("RESULT\tMiniLM query (12 tokens) p50\t%.2f\tms\t-\t-\t-" % f["query_p50_ms"])
+print("RESULT\tMiniLM passages (128 tokens)\t%.1f\tpassages/s\t-\t-\t-" % f["passages_per_second"])
+if "sgemm_peer_gflops" in f:
+    print("RESULT\tMiniLM encoder GFLOP/s vs NumPy sgemm\t%.1f\tGFLOP/s\t%.1f\t%.2f\t-" % (f["encoder_gflops"], f["sgemm_peer_gflops"], f["encoder_fraction_of_sgemm"]))
+PY

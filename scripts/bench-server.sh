@@ -146,5 +146,10 @@ printf '%-44s %14.1f %14.1f %7s  %s\n' "1 GiB bundle, MiB/s (4 connections)" "$(
 printf '%-44s %14.0f %14.0f %7s  %s\n' "gated 4 KiB w/ token vs nginx ungated 4 KiB" "$c_gated" "$n_free" "$r_gated" ">= 0.5, $(verdict "$r_gated" 0.5 ge)"
 printf '%-44s %14s %14.0f %7s  %s\n' "(info) nginx gated via auth_request, req/s" "" "$n_gated" "" ""
 printf '%-44s %14s %14s %7s  %s\n' "corpusd peak RSS (VmHWM), MiB" "$rss_mib" "" "" "<= 64, $(verdict "$rss_mib" 64 le)"
+# Machine-readable lines for scripts/bench.sh: RESULT name value unit peer ratio goal.
+printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.8x\n' "serve small file vs nginx" "$c_small" "$n_small" "$r_small"
+printf 'RESULT\t%s\t%.0f\tMiB/s\t%.0f\t%s\t>=0.8x\n' "serve 1 GiB bundle vs nginx" "$(awk -v b="$c_big" 'BEGIN{print b/1048576}')" "$(awk -v b="$n_big" 'BEGIN{print b/1048576}')" "$r_big"
+printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.5x\n' "serve gated 4 KiB (token) vs nginx ungated" "$c_gated" "$n_free" "$r_gated"
+printf 'RESULT\t%s\t%s\tMiB\t-\t-\t<=64\n' "corpusd peak RSS" "$rss_mib"
 errors=$((e1 + e2 + e3 + e4))
 [ "$errors" = 0 ] || echo "note: wrk counted $errors non-2xx/socket errors across runs"

@@ -7,6 +7,8 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "build": BuildBench.run,
     "engine": EngineBench.run(args:),
     "eval": EvalBench.run(args:),
+    "install": InstallBench.run,
+    "sync": SyncBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

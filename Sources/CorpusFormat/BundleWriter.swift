@@ -10,6 +10,13 @@ import Glibc
 /// order, fixed timestamps and modes, no varying extra fields, and a signature without a
 /// timestamp, so rebuilding the same corpus gives a byte-identical bundle.
 public enum BundleWriter {
+    /// The deflate level for `pack.sqlite`. On a 114 MB pack of 100,000 passages (zlib 1.2.13):
+    /// level 9 (libzip's default) 34.8 % of the size in 38 s of CPU, 6: 35.6 % in 9.3 s,
+    /// 4: 37.9 % in 2.9 s, 2: 40.3 % in 1.9 s, 1: 42.0 % in 1.8 s. Level 2 keeps most of the
+    /// saving at the speed of level 1; compressing was most of the build's time at level 9.
+    /// The level changes only the bytes of the zip, never what a reader extracts.
+    static let packDeflateLevel: UInt32 = 2
+
     /// Hashes the pack and vectors, records them in the manifest, signs it, and writes the
     /// bundle atomically to `outPath` (a temporary sibling renamed into place).
     /// - Returns: the manifest as signed, with `members` filled in.
@@ -41,7 +48,7 @@ public enum BundleWriter {
                 case BundleLayout.signature:
                     try zip.add(name: name, bytes: Data(signature.fileText.utf8), compression: .stored)
                 case BundleLayout.pack:
-                    try zip.add(name: name, fileAt: packPath, length: pack.size, compression: .deflated)
+                    try zip.add(name: name, fileAt: packPath, length: pack.size, compression: .deflated, level: packDeflateLevel)
                 case BundleLayout.vectors:
                     try zip.add(name: name, fileAt: vectorsPath, length: vectors.size, compression: .stored)
                 default:

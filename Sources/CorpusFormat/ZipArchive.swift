@@ -121,7 +121,8 @@ final class ZipArchive {
     private static let unixRegular0644: UInt32 = (UInt32(S_IFREG) | 0o644) << 16
 
     /// Adds a member whose bytes are copied now (`zip_source_buffer`, freed by libzip).
-    func add(name: String, bytes: Data, compression: Compression) throws {
+    /// `level` is the deflate level 1...9, or 0 for libzip's default (9); stored members ignore it.
+    func add(name: String, bytes: Data, compression: Compression, level: UInt32 = 0) throws {
         let copy = malloc(max(bytes.count, 1))!
         bytes.withUnsafeBytes { raw in
             if let base = raw.baseAddress { memcpy(copy, base, raw.count) }
@@ -130,19 +131,19 @@ final class ZipArchive {
             free(copy)
             throw lastError(operation: "add member \(name)")
         }
-        try add(name: name, source: src, compression: compression)
+        try add(name: name, source: src, compression: compression, level: level)
     }
 
     /// Adds a member read from a file when the archive is closed (`zip_source_file`).
     /// `length` pins the byte count that was hashed, so a file growing later cannot change the member.
-    func add(name: String, fileAt filePath: String, length: Int64, compression: Compression) throws {
+    func add(name: String, fileAt filePath: String, length: Int64, compression: Compression, level: UInt32 = 0) throws {
         guard let src = zip_source_file(pointer, filePath, 0, zip_int64_t(length)) else {
             throw lastError(operation: "add member \(name) from \(filePath)")
         }
-        try add(name: name, source: src, compression: compression)
+        try add(name: name, source: src, compression: compression, level: level)
     }
 
-    private func add(name: String, source: OpaquePointer, compression: Compression) throws {
+    private func add(name: String, source: OpaquePointer, compression: Compression, level: UInt32) throws {
         let index = zip_file_add(pointer, name, source, zip_flags_t(ZIP_FL_ENC_UTF_8))
         guard index >= 0 else {
             // On failure the source still belongs to us.
@@ -150,7 +151,7 @@ final class ZipArchive {
             throw lastError(operation: "add member \(name)")
         }
         let i = zip_uint64_t(index)
-        guard zip_set_file_compression(pointer, i, compression.method, 0) == 0,
+        guard zip_set_file_compression(pointer, i, compression.method, compression == .stored ? 0 : level) == 0,
               zip_file_set_dostime(pointer, i, Self.dosTime, Self.dosDate, 0) == 0,
               zip_file_set_external_attributes(pointer, i, 0, zip_uint8_t(ZIP_OPSYS_UNIX), Self.unixRegular0644) == 0 else {
             throw lastError(operation: "set attributes of member \(name)")

@@ -170,10 +170,12 @@ final class CountingEmbedder: Embedder {
         #expect(garden.vectorRank == 3)
         #expect(hits.first?.text == "the harbour wall breaks the waves")
 
-        // The model-free hashing embedder keeps per-corpus lists (the design the fusion tests pin).
+        // The model-free hashing embedder shares one list per embedder too: the unrelated garden
+        // passage (no content word in common once "the" is dropped) never takes vector rank 1.
         let plain = TempDirectory("model-lists")
         for (id, passages) in texts { try PackFixture(id: id, texts: ["\(id).md": passages]).install(home: plain.path) }
-        let perCorpus = try await CorpusLibrary(home: plain.path).search("the harbour wall", options: SearchOptions(k: 5))
-        #expect(perCorpus.first { $0.corpus == "garden" }?.vectorRank == 1)
+        let shared = try await CorpusLibrary(home: plain.path).search("the harbour wall", options: SearchOptions(k: 5))
+        #expect(shared.first?.text == "the harbour wall breaks the waves")
+        #expect((shared.first { $0.corpus == "garden" }?.vectorRank ?? Int.max) > 1)
     }
 }
