@@ -61,17 +61,18 @@ if [ -d "$home/embedders" ]; then
 fi
 
 section "6. Search every installed corpus at once (BM25 + vectors, fused by RRF)"
-for q in "rotate the signing key" "when is high water at springs" "why is my loaf dense"; do
+for q in "rotate the signing key" "when is high water at springs" "what does a hungry starter smell like"; do
   run "$corpus" --home "$home" search "$q" -k 3
   echo
 done
 
 section "6b. A question answered by meaning rather than shared words"
-q="my bread is heavy and gummy"
-echo "words only (BM25) pick passages that merely share \"is\" or \"bread\":"
+q="my bread came out flat like a pancake"
+echo "words only (BM25) land on pages that happen to say \"came\" or \"like\":"
 run "$corpus" --home "$home" search "$q" -k 2 --lexical-only
 echo
-echo "with the vector channel (MiniLM), the troubleshooting passage about a dense, tight crumb comes first:"
+echo "with the vector channel, the troubleshooting passage about a flat loaf that spread comes first"
+echo "(with the MiniLM model; the model-free fallback embedder matches words, not meaning):"
 run "$corpus" --home "$home" search "$q" -k 2
 
 section "7. The entitled corpus is locked without a token"

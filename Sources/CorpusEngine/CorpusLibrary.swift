@@ -126,8 +126,9 @@ public final class CorpusLibrary: Sendable {
             if v.count == e.dimension, v.contains(where: { $0 != 0 }) { queryVectors[key] = v }
         }
 
-        // Lexical: one list per corpus (BM25 values of corpora with different statistics are not
-        // comparable). Vector: one list per embedder across corpora (below).
+        // Lexical: BM25 values of corpora with different statistics are not comparable, so the
+        // lexical list orders by ladder stage, then by rank within each corpus (below).
+        // Vector: one list per embedder across corpora (below).
         var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
         // Corpora embedded with one embedder share one vector list, ranked by score: cosines from
         // one model and one query vector compare across corpora, and a sentence encoder gives every
@@ -135,17 +136,36 @@ public final class CorpusLibrary: Sendable {
         // passage of an unrelated corpus the same vector rank 1 as the right one. Equal scores
         // share a rank.
         var nearestByEmbedder: [String: [(key: PassageKey, score: Float)]] = [:]
+        var lexicalHits: [(key: PassageKey, stage: Int, rank: Int)] = []
+        let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
-            let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
             if lexicalDepth > 0 {
-                let lexical = try corpus.lexicalSearch(tokens: tokens, limit: lexicalDepth)
-                lists.append(.init(channel: .lexical, keys: lexical.map { PassageKey(corpus: c, row: $0) }))
+                let lexical = try corpus.lexicalSearchStaged(tokens: tokens, limit: lexicalDepth)
+                for (i, hit) in lexical.enumerated() {
+                    lexicalHits.append((key: PassageKey(corpus: c, row: hit.row), stage: hit.stage, rank: i + 1))
+                }
             }
             if let key = vectorKey[c], let queryVector = queryVectors[key], (options.vectorDepth ?? 1) > 0 {
                 let nearest = corpus.vectors.nearest(to: queryVector, limit: options.vectorDepth ?? options.perChannelDepth)
                 nearestByEmbedder[key, default: []] += nearest.map { (key: PassageKey(corpus: c, row: $0.row), score: $0.score) }
             }
+        }
+        if !lexicalHits.isEmpty {
+            // One lexical list: ordered by ladder stage first (a passage holding every query word
+            // beats one holding a single word, whatever its corpus), then by its BM25 rank within
+            // its corpus; equal (stage, rank) pairs share a rank, so corpora of equal standing
+            // interleave. The list is cut at the depth times the number of corpora, so every
+            // corpus's own top N can take part.
+            lexicalHits.sort { ($0.stage, $0.rank, $0.key) < ($1.stage, $1.rank, $1.key) }
+            var ranks: [Int] = []
+            var dense = 0
+            var last: (Int, Int)?
+            for h in lexicalHits {
+                if last == nil || last! != (h.stage, h.rank) { dense += 1; last = (h.stage, h.rank) }
+                ranks.append(dense)
+            }
+            lists.append(.init(channel: .lexical, keys: lexicalHits.map(\.key), ranks: ranks))
         }
         for (_, scored) in nearestByEmbedder.sorted(by: { $0.key < $1.key }) {
             let ranked = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }

@@ -154,18 +154,25 @@ public final class InstalledCorpus: @unchecked Sendable {
     /// stages before it. Matching any single token is the costly stage on a large corpus (common
     /// words match a good part of it) and the weakest evidence, so it runs only as a last resort.
     public func lexicalSearch(tokens: [String], limit: Int) throws -> [Int32] {
+        try lexicalSearchStaged(tokens: tokens, limit: limit).map(\.row)
+    }
+
+    /// `lexicalSearch` with the ladder stage each row came from: 0 every token, 1 all but one,
+    /// 2 any token. The stage says how much of the query a passage holds, which compares across
+    /// corpora where BM25 values do not.
+    public func lexicalSearchStaged(tokens: [String], limit: Int) throws -> [(row: Int32, stage: Int)] {
         guard limit > 0, let all = FTSQuery.allTerms(tokens) else { return [] }
         do {
             return try connection.withLock { conn in
-                var rows = try conn.ranked(all, limit: limit)
-                var seen = Set(rows)
-                func fill(_ expression: String) throws {
+                var rows = try conn.ranked(all, limit: limit).map { (row: $0, stage: 0) }
+                var seen = Set(rows.map(\.row))
+                func fill(_ expression: String, stage: Int) throws {
                     for r in try conn.ranked(expression, limit: limit) where rows.count < limit && seen.insert(r).inserted {
-                        rows.append(r)
+                        rows.append((row: r, stage: stage))
                     }
                 }
-                if rows.count < limit, let relaxed = FTSQuery.allButOne(tokens) { try fill(relaxed) }
-                if rows.isEmpty && tokens.count > 1, let any = FTSQuery.anyTerm(tokens) { try fill(any) }
+                if rows.count < limit, let relaxed = FTSQuery.allButOne(tokens) { try fill(relaxed, stage: 1) }
+                if rows.isEmpty && tokens.count > 1, let any = FTSQuery.anyTerm(tokens) { try fill(any, stage: 2) }
                 return rows
             }
         } catch let e as SQLiteError {

@@ -1,4 +1,5 @@
 import Testing
+import CorpusTestSupport
 @testable import CorpusEngine
 
 @Suite struct StopWordAndTieTests {
@@ -23,5 +24,20 @@ import Testing
         #expect(fused[0].score == fused[1].score && fused[0].score == 1.0 / 61)
         #expect(fused[2].score == 1.0 / 62 && fused[3].score == 1.0 / 63)
         #expect(fused.map { $0.ranks[.vector] } == [1, 1, 2, 3])
+    }
+}
+
+@Suite struct LexicalAcrossCorporaTests {
+    /// A passage holding every query word outranks another corpus's passage holding one of them,
+    /// even though each is its own corpus's BM25 #1.
+    @Test func fullMatchesRankBeforePartialMatchesOfOtherCorpora() async throws {
+        let home = TempDirectory("lexical-stage")
+        try PackFixture(id: "bread", texts: ["a.md": ["a dense loaf with a tight crumb", "crumb and crust"]]).install(home: home.path)
+        try PackFixture(id: "stats", texts: ["b.md": ["dense vectors and sparse vectors"]]).install(home: home.path)
+        let hits = try await CorpusLibrary(home: home.path).search("why is my loaf dense", options: SearchOptions(k: 5, lexicalOnly: true))
+        try #require(hits.count == 2)
+        #expect(hits[0].corpus == "bread" && hits[0].lexicalRank == 1)
+        #expect(hits[1].corpus == "stats" && hits[1].lexicalRank == 2)
+        #expect(hits[0].score > hits[1].score)
     }
 }
