@@ -38,17 +38,21 @@ public final class RawConnection {
     private var buffer = Data()
 
     public init(port: UInt16, timeout: TimeInterval = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = port.bigEndian
         let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard r == 0 else {
+            // Closed here, before `self.fd` is set: a class whose initializer throws after every
+            // stored property is set runs its deinit, which would close the number a second time,
+            // and by then another thread (an in-process server) may own it.
             let e = errno
             Glibc.close(fd)
             throw RawHTTPError.connect(e)
         }
+        self.fd = fd
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
