@@ -212,7 +212,7 @@ struct ClientCommands {
                                   hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", exit: .usage)
             }
         } else if cmd.has("--prune") {
-            throw UsageError.invalidValue(option: "--prune", value: "", expected: "used without --wanted")
+            throw UsageError.missingRequired("--wanted FILE (--prune removes what the wanted-file does not list)", command: "sync --prune")
         }
         let progress = ProgressRenderer(console: console)
         let outcomes = try await client.sync(wanted: wanted, prune: cmd.has("--prune"), progress: progress.handler)
