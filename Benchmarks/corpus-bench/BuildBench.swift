@@ -82,7 +82,7 @@ enum BuildBench {
     /// Writes the source files and the floor's CSV of exactly the passages the build will make.
     /// Returns the bytes of passage text.
     static func generate(passages: Int, files: Int, into dir: String, csv: String) throws -> Int {
-        var rng = SplitMix(seed: 42)
+        var rng = BenchRandom(seed: 42)
         let vocabulary = makeVocabulary(&rng, count: 4_000)
         var csvText = ""
         var textBytes = 0
@@ -116,7 +116,7 @@ enum BuildBench {
 
     static func quote(_ s: String) -> String { "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-    static func makeVocabulary(_ rng: inout SplitMix, count: Int) -> [String] {
+    static func makeVocabulary(_ rng: inout BenchRandom, count: Int) -> [String] {
         let onsets = ["b", "c", "d", "f", "g", "h", "l", "m", "n", "p", "r", "s", "t", "v", "w", "st", "tr", "ch", "sh", "gr"]
         let vowels = ["a", "e", "i", "o", "u", "ai", "ou", "ea"]
         let codas = ["", "n", "r", "s", "t", "l", "nd", "ck", "ng"]
@@ -134,7 +134,7 @@ enum BuildBench {
     }
 
     /// Words drawn with a Zipf-like skew (frequent words much more common), in sentences.
-    static func sentence(_ rng: inout SplitMix, _ vocabulary: [String], minLength: Int, maxLength: Int) -> String {
+    static func sentence(_ rng: inout BenchRandom, _ vocabulary: [String], minLength: Int, maxLength: Int) -> String {
         let target = minLength + Int(rng.next() % UInt64(maxLength - minLength))
         var out = ""
         var wordsInSentence = 0
@@ -155,19 +155,6 @@ enum BuildBench {
 }
 
 extension BuildBench {
-    /// A tiny deterministic generator, so every run benchmarks the same text.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E3779B97F4A7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-            return z ^ (z >> 31)
-        }
-    }
-
     struct BenchError: Error, CustomStringConvertible {
         let description: String
         init(_ d: String) { description = d }

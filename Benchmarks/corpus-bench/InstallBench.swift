@@ -112,7 +112,7 @@ enum InstallBench {
 
     /// 512 Markdown files of 512 one-paragraph sections each: one passage per section.
     static func writeSources(_ dir: String) throws {
-        var rng = BuildBench.SplitMix(seed: 7)
+        var rng = BenchRandom(seed: 7)
         let words = BuildBench.makeVocabulary(&rng, count: 2_000)
         let perFile = 512
         for f in 0..<(passages / perFile) {

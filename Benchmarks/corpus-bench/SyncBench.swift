@@ -72,7 +72,7 @@ enum SyncBench {
         if FileIO.exists(marker), let age = InstallBench.modificationAge("\(tree)/catalog.json"), age < 7 * 86400 { return tree }
         if !FileIO.exists(key) { try BenchProcess.check(corpusd, ["keygen", "--out", "\(work)/keys", "--name", "bench"]) }
         FileIO.remove(catalogDir)
-        var rng = BuildBench.SplitMix(seed: 11)
+        var rng = BenchRandom(seed: 11)
         let words = BuildBench.makeVocabulary(&rng, count: 1_000)
         var entries: [String] = []
         for id in ids {
