@@ -76,7 +76,9 @@ echo "(with the MiniLM model; the model-free fallback embedder matches words, no
 run "$corpus" --home "$home" search "$q" -k 2
 
 section "7. The entitled corpus is locked without a token"
-run "$corpus" --home "$home" logout >/dev/null
+# A second run starts this part from the same place as the first: no token, not installed.
+"$corpus" --home "$home" remove orbital-mechanics-primer >/dev/null 2>&1 || true
+"$corpus" --home "$home" logout >/dev/null
 run "$corpus" --home "$home" show orbital-mechanics-primer
 set +e
 run "$corpus" --home "$home" install orbital-mechanics-primer
