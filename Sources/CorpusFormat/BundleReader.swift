@@ -100,33 +100,11 @@ public final class BundleReader {
     /// left exactly as it was.
     @discardableResult
     public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Manifest {
-        var st = stat()
-        guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
         let (manifest, manifestBytes, signature) = try manifest(trustedKeys: trustedKeys)
-
-        let parent = (directory as NSString).deletingLastPathComponent
-        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
-        var done = false
-        defer { if !done { FileIO.remove(staging) } }
-
-        try writeFile("\(staging)/\(BundleLayout.manifest)") { fd, p in
-            try manifestBytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
-        }
-        try writeFile("\(staging)/\(BundleLayout.signature)") { fd, p in
-            try Data(signature.fileText.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
-        }
-        for name in BundleLayout.payloadMembers {
-            try writeFile("\(staging)/\(name)") { fd, p in
-                try stream(name, declared: manifest.members[name]!, progress: progress) { chunk in
-                    try FileIO.writeAll(fd, chunk, path: p)
-                }
-            }
-        }
-        FileIO.syncDirectory(staging)
-        try Self.renameNoReplace(staging, directory)
-        done = true
-        FileIO.syncDirectory(parent.isEmpty ? "." : parent)
+        try archive.extractVerified(
+            to: directory, manifest: (BundleLayout.manifest, manifestBytes), signature: (BundleLayout.signature, signature.fileText),
+            payload: BundleLayout.payloadMembers.map { ($0, positions[$0]!, manifest.members[$0]!) },
+            chunkSize: Self.chunkSize, progress: progress)
         return manifest
     }
 
@@ -143,27 +121,6 @@ public final class BundleReader {
         try archive.readSmall(at: positions[name]!, name: name, limit: limit)
     }
 
-    // MARK: Files
-
-    /// Creates a new file, lets `body` fill it, fsyncs and closes it.
-    private func writeFile(_ path: String, _ body: (Int32, String) throws -> Void) throws {
-        let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
-        defer { close(fd) }
-        try body(fd, path)
-        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
-    }
-
-    /// Moves the verified staging folder into place with rename(2).
-    ///
-    /// rename(2) of a folder cannot replace a non-empty folder or a file; the one thing it could
-    /// replace is an empty folder created after our existence check, which loses nothing.
-    /// (renameat2 with RENAME_NOREPLACE is not visible to Swift through Glibc.)
-    static func renameNoReplace(_ from: String, _ to: String) throws {
-        var st = stat()
-        guard lstat(to, &st) != 0 else { throw FormatError.io(operation: "rename", path: to, errno: EEXIST) }
-        guard rename(from, to) == 0 else { throw FormatError.io(operation: "rename", path: to, errno: errno) }
-    }
 }
 
 @available(*, unavailable) extension BundleReader: Sendable {}

@@ -86,33 +86,12 @@ public final class EmbedderArtifactReader {
     /// to `directory` only when all verified. On failure the parent folder is left as it was.
     @discardableResult
     public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Verified {
-        var st = stat()
-        guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
         let verified = try manifest(trustedKeys: trustedKeys)
-
-        let parent = (directory as NSString).deletingLastPathComponent
-        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
-        var done = false
-        defer { if !done { FileIO.remove(staging) } }
-
-        try Self.writeFile("\(staging)/\(EmbedderArtifactLayout.manifest)") { fd, p in
-            try verified.bytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
-        }
-        try Self.writeFile("\(staging)/\(EmbedderArtifactLayout.signature)") { fd, p in
-            try Data(verified.signature.fileText.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
-        }
-        for name in EmbedderArtifactLayout.payloadMembers {
-            try Self.writeFile("\(staging)/\(name)") { fd, p in
-                try stream(name, declared: verified.manifest.files[name]!, progress: progress) { chunk in
-                    try FileIO.writeAll(fd, chunk, path: p)
-                }
-            }
-        }
-        FileIO.syncDirectory(staging)
-        try BundleReader.renameNoReplace(staging, directory)
-        done = true
-        FileIO.syncDirectory(parent.isEmpty ? "." : parent)
+        try archive.extractVerified(
+            to: directory, manifest: (EmbedderArtifactLayout.manifest, verified.bytes),
+            signature: (EmbedderArtifactLayout.signature, verified.signature.fileText),
+            payload: EmbedderArtifactLayout.payloadMembers.map { ($0, positions[$0]!, verified.manifest.files[$0]!) },
+            chunkSize: Self.chunkSize, progress: progress)
         return verified
     }
 
@@ -125,14 +104,6 @@ public final class EmbedderArtifactReader {
 
     private func readSmallMember(_ name: String, limit: Int64) throws -> Data {
         try archive.readSmall(at: positions[name]!, name: name, limit: limit)
-    }
-
-    private static func writeFile(_ path: String, _ body: (Int32, String) throws -> Void) throws {
-        let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
-        defer { close(fd) }
-        try body(fd, path)
-        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
     }
 }
 

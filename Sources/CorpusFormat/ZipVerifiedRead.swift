@@ -1,7 +1,10 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The two ways the bundle and embedder-artifact readers take a member out of an archive they
-/// have already vetted: streamed against its signed hash and size, or whole when it is small.
+/// How the bundle and embedder-artifact readers take members out of an archive they have already
+/// vetted: streamed against their signed hash and size, whole when small, or extracted to a folder.
 extension ZipArchive {
     /// Streams one member through SHA-256 into `sink`, never passing on more than the signed
     /// size, then reads to the member's end so libzip checks its CRC and stored size.
@@ -49,5 +52,60 @@ extension ZipArchive {
             if Int64(out.count) > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
         }
         return out
+    }
+
+    /// Extracts a verified archive into `directory`, which must not exist yet: the manifest and
+    /// signature (already verified by the caller) and every payload member, each hashed as written
+    /// and fsynced, go to a staging folder beside `directory`, renamed into place only when all
+    /// verified. On any failure the staging folder is removed and the parent is left as it was.
+    func extractVerified(to directory: String, manifest: (name: String, bytes: Data), signature: (name: String, text: String),
+                         payload: [(name: String, index: Int, declared: MemberInfo)], chunkSize: Int,
+                         progress: ((BundleProgress) -> Void)?) throws {
+        var st = stat()
+        guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
+        let parent = (directory as NSString).deletingLastPathComponent
+        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
+        var done = false
+        defer { if !done { FileIO.remove(staging) } }
+
+        try Self.writeFile("\(staging)/\(manifest.name)") { fd, p in
+            try manifest.bytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
+        }
+        try Self.writeFile("\(staging)/\(signature.name)") { fd, p in
+            try Data(signature.text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
+        }
+        for member in payload {
+            try Self.writeFile("\(staging)/\(member.name)") { fd, p in
+                try streamVerified(at: member.index, name: member.name, declared: member.declared, chunkSize: chunkSize,
+                                   progress: progress) { chunk in
+                    try FileIO.writeAll(fd, chunk, path: p)
+                }
+            }
+        }
+        FileIO.syncDirectory(staging)
+        try Self.renameNoReplace(staging, directory)
+        done = true
+        FileIO.syncDirectory(parent.isEmpty ? "." : parent)
+    }
+
+    /// Creates a new file, lets `body` fill it, fsyncs and closes it.
+    static func writeFile(_ path: String, _ body: (Int32, String) throws -> Void) throws {
+        let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
+        defer { Glibc.close(fd) }
+        try body(fd, path)
+        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
+    }
+
+    /// Moves the verified staging folder into place with rename(2).
+    ///
+    /// rename(2) of a folder cannot replace a non-empty folder or a file; the one thing it could
+    /// replace is an empty folder created after our existence check, which loses nothing.
+    /// (renameat2 with RENAME_NOREPLACE is not visible to Swift through Glibc.)
+    static func renameNoReplace(_ from: String, _ to: String) throws {
+        var st = stat()
+        guard lstat(to, &st) != 0 else { throw FormatError.io(operation: "rename", path: to, errno: EEXIST) }
+        guard rename(from, to) == 0 else { throw FormatError.io(operation: "rename", path: to, errno: errno) }
     }
 }
