@@ -1,8 +1,4 @@
 import Foundation
-internal import CZip
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reads and verifies an embedder artifact (`.embedder.zip`, docs/format.md "Embedder artifact").
 ///
@@ -12,9 +8,7 @@ import Glibc
 /// and read to its end for the CRC; nothing moved into place until every file verified.
 public final class EmbedderArtifactReader {
     public let path: String
-    private let archive: ZipArchive
-    private let positions: [String: Int]
-    private static let chunkSize = 1 << 20
+    private let vetted: VettedArchive
 
     /// What `manifest(trustedKeys:)` verified: the manifest, its exact bytes, their digest, the signature.
     public struct Verified: Sendable {
@@ -27,46 +21,14 @@ public final class EmbedderArtifactReader {
 
     public init(path: String) throws {
         self.path = path
-        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
-        var opened: ZipArchive?
-        do {
-            let directory = try ZipCentralDirectory.read(fd: fd, path: path)
-            let positions = try BundleMemberTable.validate(directory.entries, allowed: EmbedderArtifactLayout.allMembers,
-                                                           signature: EmbedderArtifactLayout.signature)
-            let zip = try ZipArchive(fd: fd, path: path, flags: ZIP_RDONLY | ZIP_CHECKCONS)
-            opened = zip
-            guard zip.entryCount == directory.entries.count else {
-                throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
-            }
-            for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
-                throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
-            }
-            self.positions = positions
-            self.archive = zip
-        } catch {
-            if opened == nil { close(fd) }
-            throw error
-        }
+        vetted = try VettedArchive(path: path, allowed: EmbedderArtifactLayout.allMembers, signature: EmbedderArtifactLayout.signature)
     }
 
     /// Reads `embedder.json` and its signature and verifies them with the trusted key the signature names.
     public func manifest(trustedKeys: [PublicKey]) throws -> Verified {
-        let name = EmbedderArtifactLayout.manifest
-        let bytes = try readSmallMember(name, limit: BundleReader.maxManifestBytes)
-        let signatureBytes = try readSmallMember(EmbedderArtifactLayout.signature, limit: BundleReader.maxSignatureBytes)
-        guard !signatureBytes.isEmpty else { throw FormatError.signatureMissing(file: EmbedderArtifactLayout.signature) }
-        guard let text = String(data: signatureBytes, encoding: .utf8), let signature = try? Signature(text: text) else {
-            throw FormatError.signatureInvalid(what: "\(name) (its signature is not a minisign signature)")
-        }
-        guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }) else {
-            throw FormatError.untrustedKey(keyID: signature.keyID.description)
-        }
-        do {
-            try key.verify(signature, message: bytes)
-        } catch FormatError.signatureInvalid(let what) {
-            throw FormatError.signatureInvalid(what: what == "the trusted comment" ? "the trusted comment of \(name)" : name)
-        }
+        let (bytes, signature) = try vetted.signedDocument(EmbedderArtifactLayout.manifest, signature: EmbedderArtifactLayout.signature,
+                                                           trustedKeys: trustedKeys, maxBytes: BundleReader.maxManifestBytes,
+                                                           maxSignatureBytes: BundleReader.maxSignatureBytes)
         let manifest = try EmbedderManifest.decode(bytes)
         return Verified(manifest: manifest, bytes: bytes, digest: EmbedderManifest.digest(of: bytes), signature: signature)
     }
@@ -76,7 +38,7 @@ public final class EmbedderArtifactReader {
     public func verifyAll(trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Verified {
         let verified = try manifest(trustedKeys: trustedKeys)
         for name in EmbedderArtifactLayout.payloadMembers {
-            try stream(name, declared: verified.manifest.files[name]!, progress: progress) { _ in }
+            try vetted.stream(name, declared: verified.manifest.files[name]!, progress: progress) { _ in }
         }
         return verified
     }
@@ -87,23 +49,10 @@ public final class EmbedderArtifactReader {
     @discardableResult
     public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Verified {
         let verified = try manifest(trustedKeys: trustedKeys)
-        try archive.extractVerified(
-            to: directory, manifest: (EmbedderArtifactLayout.manifest, verified.bytes),
-            signature: (EmbedderArtifactLayout.signature, verified.signature.fileText),
-            payload: EmbedderArtifactLayout.payloadMembers.map { ($0, positions[$0]!, verified.manifest.files[$0]!) },
-            chunkSize: Self.chunkSize, progress: progress)
+        try vetted.extract(to: directory, document: (EmbedderArtifactLayout.manifest, verified.bytes),
+                           signature: (EmbedderArtifactLayout.signature, verified.signature.fileText),
+                           payload: EmbedderArtifactLayout.payloadMembers.map { ($0, verified.manifest.files[$0]!) }, progress: progress)
         return verified
-    }
-
-    /// Streams one member through SHA-256 into `sink` (see `ZipArchive.streamVerified`).
-    private func stream(_ name: String, declared: MemberInfo,
-                        progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try archive.streamVerified(at: positions[name]!, name: name, declared: declared, chunkSize: Self.chunkSize,
-                                   progress: progress, sink: sink)
-    }
-
-    private func readSmallMember(_ name: String, limit: Int64) throws -> Data {
-        try archive.readSmall(at: positions[name]!, name: name, limit: limit)
     }
 }
 

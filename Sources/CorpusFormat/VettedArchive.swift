@@ -1,0 +1,84 @@
+import Foundation
+internal import CZip
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A signed container (corpus bundle or embedder artifact) opened for reading: its raw central
+/// directory checked by hand, its member table held to an allowlist, then libzip's consistency
+/// check, with both reading the same open file so it cannot be swapped in between. The two
+/// readers differ only in their allowlist and manifest type; everything else lives here.
+final class VettedArchive {
+    let archive: ZipArchive
+    let positions: [String: Int]
+    static let chunkSize = 1 << 20
+
+    /// Opens `path` and validates its member table against `allowed`.
+    init(path: String, allowed: [String], signature: String) throws {
+        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
+        var opened: ZipArchive?
+        do {
+            let directory = try ZipCentralDirectory.read(fd: fd, path: path)
+            let positions = try BundleMemberTable.validate(directory.entries, allowed: allowed, signature: signature)
+            let zip = try ZipArchive(fd: fd, path: path, flags: ZIP_RDONLY | ZIP_CHECKCONS)
+            opened = zip
+            guard zip.entryCount == directory.entries.count else {
+                throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
+            }
+            for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
+                throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
+            }
+            self.positions = positions
+            self.archive = zip
+        } catch {
+            // zip_fdopen takes the descriptor only on success; after that the archive closes it.
+            if opened == nil { close(fd) }
+            throw error
+        }
+    }
+
+    /// Reads a small signed document and its minisign signature and verifies them with the
+    /// trusted key whose key id the signature names. Absent, unparsable and wrong signatures are
+    /// three different refusals.
+    func signedDocument(_ name: String, signature signatureName: String, trustedKeys: [PublicKey],
+                        maxBytes: Int64, maxSignatureBytes: Int64) throws -> (bytes: Data, signature: Signature) {
+        let bytes = try readSmall(name, limit: maxBytes)
+        let signatureBytes = try readSmall(signatureName, limit: maxSignatureBytes)
+        guard !signatureBytes.isEmpty else { throw FormatError.signatureMissing(file: signatureName) }
+        guard let text = String(data: signatureBytes, encoding: .utf8), let signature = try? Signature(text: text) else {
+            throw FormatError.signatureInvalid(what: "\(name) (its signature is not a minisign signature)")
+        }
+        guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }) else {
+            throw FormatError.untrustedKey(keyID: signature.keyID.description)
+        }
+        do {
+            try key.verify(signature, message: bytes)
+        } catch FormatError.signatureInvalid(let what) {
+            throw FormatError.signatureInvalid(what: what == "the trusted comment" ? "the trusted comment of \(name)" : name)
+        }
+        return (bytes, signature)
+    }
+
+    /// Streams one member through SHA-256 into `sink` (see `ZipArchive.streamVerified`).
+    func stream(_ name: String, declared: MemberInfo,
+                progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try archive.streamVerified(at: positions[name]!, name: name, declared: declared, chunkSize: Self.chunkSize,
+                                   progress: progress, sink: sink)
+    }
+
+    /// Extracts the verified document, its signature and the payload members into `directory`
+    /// (see `ZipArchive.extractVerified`).
+    func extract(to directory: String, document: (name: String, bytes: Data), signature: (name: String, text: String),
+                 payload: [(name: String, declared: MemberInfo)], progress: ((BundleProgress) -> Void)?) throws {
+        try archive.extractVerified(to: directory, manifest: document, signature: signature,
+                                    payload: payload.map { ($0.name, positions[$0.name]!, $0.declared) },
+                                    chunkSize: Self.chunkSize, progress: progress)
+    }
+
+    private func readSmall(_ name: String, limit: Int64) throws -> Data {
+        try archive.readSmall(at: positions[name]!, name: name, limit: limit)
+    }
+}
+
+@available(*, unavailable) extension VettedArchive: Sendable {}
