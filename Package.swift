@@ -21,13 +21,14 @@ let package = Package(
     targets: [
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CZip", pkgConfig: "libzip", apt: "libzip-dev"),
+        systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
         systemLibrary("COpenBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
 
-        .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip"]),
+        .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip", "CZlib"]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl"]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CSQLite", "CXML2", "CZip"]),

@@ -80,23 +80,27 @@ public enum Int8Quantizer {
 /// Writes a vector file incrementally: header, rows one by one, then the scales.
 public final class VectorFileWriter {
     private let handle: FileHandle
-    private let header: VectorFileHeader
+    private var header: VectorFileHeader
+    /// The row count promised up front, or nil when the rows are counted as they come and the
+    /// header is written again by `finish`.
+    private let expectedRows: Int?
     private var scales: [Float] = []
     private var written = 0
     private var buffer: [UInt8] = []
 
-    public init(path: String, encoding: VectorFileHeader.Encoding, dimension: Int, rows: Int) throws {
+    public init(path: String, encoding: VectorFileHeader.Encoding, dimension: Int, rows: Int?) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw FormatError.io(operation: "create", path: path, errno: errno)
         }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        header = VectorFileHeader(encoding: encoding, dimension: dimension, rows: rows)
+        expectedRows = rows
+        header = VectorFileHeader(encoding: encoding, dimension: dimension, rows: rows ?? 0)
         buffer = header.encoded()
     }
 
     /// Appends one L2-normalized vector.
     public func append(_ v: [Float]) throws {
-        precondition(v.count == header.dimension && written < header.rows)
+        precondition(v.count == header.dimension && written < expectedRows ?? .max)
         switch header.encoding {
         case .int8:
             let (q, s) = Int8Quantizer.quantize(v)
@@ -110,13 +114,18 @@ public final class VectorFileWriter {
     }
 
     public func finish() throws {
-        precondition(written == header.rows, "wrote \(written) of \(header.rows) rows")
+        precondition(written == expectedRows ?? written, "wrote \(written) of \(header.rows) rows")
+        header.rows = written
         if header.encoding == .int8 {
             let matrixEnd = header.matrixOffset + header.rows * header.rowBytes
             buffer += [UInt8](repeating: 0, count: header.scalesOffset - matrixEnd)
             for s in scales { withUnsafeBytes(of: s.bitPattern.littleEndian) { buffer += $0 } }
         }
         try flush()
+        if expectedRows == nil {
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: header.encoded())
+        }
         try handle.close()
     }
 

@@ -143,7 +143,17 @@ final class ZipArchive {
         try add(name: name, source: src, compression: compression, level: level)
     }
 
-    private func add(name: String, source: OpaquePointer, compression: Compression, level: UInt32) throws {
+    /// Adds a member whose deflate stream is already made, copied into the archive as it is.
+    /// `level` is the level it was made with, recorded in the member's flags.
+    func add(name: String, deflated: DeflatedFile, level: Int32) throws {
+        guard let src = ZipDeflatedSource.make(for: pointer, file: deflated, level: level) else {
+            throw lastError(operation: "add member \(name) from \(deflated.path)")
+        }
+        // No compression is set: libzip takes the method (and so the sizes) from the source.
+        try add(name: name, source: src, compression: nil, level: 0)
+    }
+
+    private func add(name: String, source: OpaquePointer, compression: Compression?, level: UInt32) throws {
         let index = zip_file_add(pointer, name, source, zip_flags_t(ZIP_FL_ENC_UTF_8))
         guard index >= 0 else {
             // On failure the source still belongs to us.
@@ -151,8 +161,10 @@ final class ZipArchive {
             throw lastError(operation: "add member \(name)")
         }
         let i = zip_uint64_t(index)
-        guard zip_set_file_compression(pointer, i, compression.method, compression == .stored ? 0 : level) == 0,
-              zip_file_set_dostime(pointer, i, Self.dosTime, Self.dosDate, 0) == 0,
+        if let compression, zip_set_file_compression(pointer, i, compression.method, compression == .stored ? 0 : level) != 0 {
+            throw lastError(operation: "set compression of member \(name)")
+        }
+        guard zip_file_set_dostime(pointer, i, Self.dosTime, Self.dosDate, 0) == 0,
               zip_file_set_external_attributes(pointer, i, 0, zip_uint8_t(ZIP_OPSYS_UNIX), Self.unixRegular0644) == 0 else {
             throw lastError(operation: "set attributes of member \(name)")
         }

@@ -43,50 +43,68 @@ public struct BuildSummary: Sendable {
     public var passages: Int { manifest.passages }
 }
 
-/// Builds one signed corpus bundle from a folder of documents:
-/// ingest → passages → pack + vectors (in parallel) → manifest → `BundleWriter`.
+/// Builds one signed corpus bundle from a folder of documents.
+///
+/// The work is a pipeline, because SQLite's FTS5 indexing is the one step that runs on a single
+/// core: this thread ingests a group of files on every core (splitting each document into
+/// passages as it is parsed), embeds the group's passages on every core and appends their
+/// vectors, then hands the rows to a second thread that owns the pack, and goes on with the
+/// next group while those rows are indexed. When the last group is in, the pack is merged and
+/// copied out compactly, and `BundleWriter` compresses it on every core and writes the signed zip.
+/// Everything is still done in one fixed order, so the bundle does not depend on scheduling.
 ///
 /// Intermediate files live in a dot-folder beside the output (same volume) and are removed
 /// whatever happens; the output appears only complete (BundleWriter renames it into place).
 public enum CorpusBuilder {
     public static let embeddingBatch = 256
+    /// Files ingested per group: enough for every core to have several files to parse.
+    static let filesPerGroup = 8 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Source folders larger than this build their pack in a scratch file instead of memory.
+    static let inMemoryPackLimit: Int64 = 1 << 30
 
     public static func build(_ options: BuildOptions, key: SecretKey, output: String,
                              embedder: any Embedder = HashingEmbedder(),
                              progress: (BuildProgress) -> Void = { _ in }) throws -> BuildSummary {
         try Identifier.validate(options.id, what: "corpus id")
-        let ingested = try Ingest.folder(options.source)
-        progress(.ingested(documents: ingested.documents.count, skipped: ingested.skipped.count))
-
-        var passages: [Passage] = []
-        for (i, doc) in ingested.documents.enumerated() {
-            passages += PassageSplitter.passages(of: doc, document: i)
-        }
-        guard !passages.isEmpty else {
-            throw PublisherError.noPassages(source: options.source, skipped: ingested.skipped.count)
-        }
-        progress(.split(passages: passages.count))
-
         let outDir = (output as NSString).deletingLastPathComponent
         let work = try makeWorkDirectory(in: outDir.isEmpty ? "." : outDir, for: (output as NSString).lastPathComponent)
         defer { FileIO.remove(work) }
         let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
 
-        // Embedding and SQLite are independent until the bundle is written: run them side by side.
-        let vectorError = ErrorBox()
-        let group = DispatchGroup()
-        let frozen = passages
-        DispatchQueue.global(qos: .userInitiated).async(group: group) {
-            do { try writeVectors(frozen, embedder: embedder, to: vectorsPath) } catch { vectorError.set(error) }
-        }
+        let sourceBytes = (try? Ingest.files(under: options.source))?
+            .reduce(Int64(0)) { $0 + (FileIO.fileSize("\(options.source)/\($1)") ?? 0) } ?? 0
+        let feed = PackFeed(destination: packPath,
+                            scratch: sourceBytes > inMemoryPackLimit ? "\(work)/pack-scratch.sqlite" : nil)
+        let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
+        var documents = 0
+        var pids: [String] = []
+        let skipped: [SkippedFile]
         do {
-            try writePack(documents: ingested.documents, passages: passages, options: options, embedder: embedder, to: packPath)
+            skipped = try Ingest.folder(options.source, filesPerGroup: filesPerGroup,
+                                        prepare: { PassageSplitter.passages(of: $0, document: 0) }) { group in
+                var rows = PackFeed.Rows()
+                for (document, passages) in group {
+                    documents += 1
+                    rows.documents.append((documents, document.path, document.title))
+                    rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
+                }
+                for v in try embed(rows.passages, with: embedder) { try vectors.append(v) }
+                pids += rows.passages.map(\.pid)
+                try feed.put(rows)
+            }
         } catch {
-            group.wait()
+            feed.cancel()
             throw error
         }
-        group.wait()
-        if let e = vectorError.error { throw e }
+        progress(.ingested(documents: documents, skipped: skipped.count))
+        guard !pids.isEmpty else {
+            feed.cancel()
+            throw PublisherError.noPassages(source: options.source, skipped: skipped.count)
+        }
+        progress(.split(passages: pids.count))
+        try vectors.finish()
+        try feed.finish(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
+                        dimension: embedder.dimension, documents: documents)
         progress(.packed)
 
         let manifest = Manifest(
@@ -94,47 +112,24 @@ public enum CorpusBuilder {
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    digest: embedder.modelDigest),
-            documents: ingested.documents.count, passages: passages.count,
-            contentDigest: ContentDigest.make(passageIDs: passages.map(\.pid), embedderID: embedder.id))
+            documents: documents, passages: pids.count,
+            contentDigest: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
-        return BuildSummary(manifest: signed, skipped: ingested.skipped, output: output, bytes: bytes)
+        return BuildSummary(manifest: signed, skipped: skipped, output: output, bytes: bytes)
     }
 
-    static func writePack(documents: [SourceDocument], passages: [Passage], options: BuildOptions,
-                          embedder: any Embedder, to path: String) throws {
-        let pack = try PackWriter(path: path)
-        for (i, doc) in documents.enumerated() {
-            try pack.addDocument(id: i + 1, path: doc.path, title: doc.title)
+    /// Embeds passages in batches on every core; the vectors come back in passage order.
+    static func embed(_ passages: [Passage], with embedder: any Embedder) throws -> [[Float]] {
+        let batches = stride(from: 0, to: passages.count, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.count) }
+        let results = BatchResults(count: batches.count)
+        DispatchQueue.concurrentPerform(iterations: batches.count) { b in
+            // What is embedded is what is searched: the section path and the text.
+            let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
+            results.set(b, Result { try embedder.embed(texts) })
         }
-        for p in passages {
-            try pack.addPassage(p, documentID: p.document + 1)
-        }
-        try pack.finish(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
-                        dimension: embedder.dimension, documents: documents.count)
-    }
-
-    static func writeVectors(_ passages: [Passage], embedder: any Embedder, to path: String) throws {
-        let writer = try VectorFileWriter(path: path, encoding: .int8, dimension: embedder.dimension, rows: passages.count)
-        // Batches are embedded on every core a group at a time, then appended in row order.
-        let group = embeddingBatch * max(1, ProcessInfo.processInfo.activeProcessorCount)
-        var start = 0
-        while start < passages.count {
-            let end = min(start + group, passages.count)
-            let batches = stride(from: start, to: end, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, end) }
-            let results = BatchResults(count: batches.count)
-            DispatchQueue.concurrentPerform(iterations: batches.count) { b in
-                // What is embedded is what is searched: the section path and the text.
-                let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
-                results.set(b, Result { try embedder.embed(texts) })
-            }
-            for b in batches.indices {
-                for v in try results.get(b) { try writer.append(v) }
-            }
-            start = end
-        }
-        try writer.finish()
+        return try batches.indices.flatMap { try results.get($0) }
     }
 
     /// Embedding results of one group of batches, each slot written by one worker.
@@ -160,21 +155,5 @@ public enum CorpusBuilder {
         let path = "\(dir)/.\(name).build-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileIO.createDirectory(path, mode: 0o700)
         return path
-    }
-}
-
-/// The first error a background task hit, read after it finished.
-final class ErrorBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Error?
-
-    func set(_ e: Error) {
-        lock.lock(); defer { lock.unlock() }
-        if stored == nil { stored = e }
-    }
-
-    var error: Error? {
-        lock.lock(); defer { lock.unlock() }
-        return stored
     }
 }

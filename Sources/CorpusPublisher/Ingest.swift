@@ -27,38 +27,58 @@ public enum Ingest {
     }
 
     public static func folder(_ root: String) throws -> IngestResult {
+        var documents: [SourceDocument] = []
+        let skipped = try folder(root, filesPerGroup: .max, prepare: { _ in () }) { group in
+            documents += group.map(\.document)
+        }
+        return IngestResult(documents: documents, skipped: skipped)
+    }
+
+    /// Ingests a folder a group of files at a time, so a caller can consume one group while the
+    /// next is parsed. Within a group files are parsed on every core, and `prepare` runs on each
+    /// document right there (a builder splits it into passages); `body` then gets the group's
+    /// documents in path order, on the calling thread. The order never depends on scheduling.
+    /// - Returns: the files skipped, with reasons, in path order.
+    public static func folder<Prepared: Sendable>(
+        _ root: String, filesPerGroup: Int, prepare: @escaping @Sendable (SourceDocument) -> Prepared,
+        _ body: ([(document: SourceDocument, prepared: Prepared)]) throws -> Void
+    ) throws -> [SkippedFile] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
             throw PublisherError.sourceNotFound(path: root)
         }
         let paths = try files(under: root)
-        // Files are independent: parse them on every core, then merge in path order so the
-        // result (and so the pack) does not depend on scheduling.
-        let outcomes = UnsafeMutableBufferPointer<Result<[SourceDocument], IngestFailure>?>.allocate(capacity: paths.count)
-        outcomes.initialize(repeating: nil)
-        defer { outcomes.deinitialize(); outcomes.deallocate() }
-        let slots = Slots(outcomes)
-        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
-            let rel = paths[i]
-            guard let kind = kind(of: rel) else { return }
-            slots.base[i] = Result { () throws(IngestFailure) in try ingest("\(root)/\(rel)", path: rel, kind: kind) }
-        }
-        var documents: [SourceDocument] = []
         var skipped: [SkippedFile] = []
-        for (i, rel) in paths.enumerated() {
-            switch outcomes[i] {
-            case nil:
-                skipped.append(SkippedFile(path: rel, reason: "unsupported file type"))
-            case let .success(docs)?:
-                let nonEmpty = docs.filter { !$0.isEmpty }
-                if nonEmpty.isEmpty { skipped.append(SkippedFile(path: rel, reason: "no text")) }
-                documents += nonEmpty
-            case let .failure(error)?:
-                skipped.append(SkippedFile(path: rel, reason: error.reason))
+        var first = 0
+        while first < paths.count {
+            let group = Array(paths[first..<(first + min(paths.count - first, max(1, filesPerGroup)))])
+            let slots = Slots<Outcome<Prepared>>(count: group.count)
+            DispatchQueue.concurrentPerform(iterations: group.count) { i in
+                let rel = group[i]
+                guard let kind = kind(of: rel) else { return }
+                slots.set(i, Result { () throws(IngestFailure) in
+                    try ingest("\(root)/\(rel)", path: rel, kind: kind).filter { !$0.isEmpty }.map { ($0, prepare($0)) }
+                })
             }
+            var ready: [(document: SourceDocument, prepared: Prepared)] = []
+            for (i, rel) in group.enumerated() {
+                switch slots.take(i) {
+                case nil:
+                    skipped.append(SkippedFile(path: rel, reason: "unsupported file type"))
+                case let .success(docs)?:
+                    if docs.isEmpty { skipped.append(SkippedFile(path: rel, reason: "no text")) }
+                    ready += docs
+                case let .failure(error)?:
+                    skipped.append(SkippedFile(path: rel, reason: error.reason))
+                }
+            }
+            try body(ready)
+            first += group.count
         }
-        return IngestResult(documents: documents, skipped: skipped)
+        return skipped
     }
+
+    typealias Outcome<Prepared> = Result<[(document: SourceDocument, prepared: Prepared)], IngestFailure>
 
     static func ingest(_ full: String, path: String, kind: Kind) throws(IngestFailure) -> [SourceDocument] {
         if kind == .epub { return try IngestEPUB.documents(path: path, file: full) }
@@ -80,10 +100,27 @@ public enum Ingest {
         }
     }
 
-    /// Result slots written by concurrent workers, each at its own index only.
-    final class Slots: @unchecked Sendable {
-        let base: UnsafeMutableBufferPointer<Result<[SourceDocument], IngestFailure>?>
-        init(_ base: UnsafeMutableBufferPointer<Result<[SourceDocument], IngestFailure>?>) { self.base = base }
+    /// Result slots written by concurrent workers, each at its own index only, and read on
+    /// one thread after they all finished.
+    final class Slots<Value>: @unchecked Sendable {
+        private let values: UnsafeMutableBufferPointer<Value?>
+
+        init(count: Int) {
+            values = .allocate(capacity: count)
+            values.initialize(repeating: nil)
+        }
+
+        deinit {
+            values.deinitialize()
+            values.deallocate()
+        }
+
+        func set(_ i: Int, _ value: Value) { values[i] = value }
+
+        func take(_ i: Int) -> Value? {
+            defer { values[i] = nil }
+            return values[i]
+        }
     }
 
     /// Regular files below `root` (following file symlinks, not folder symlinks), skipping dotfiles

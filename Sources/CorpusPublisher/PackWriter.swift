@@ -6,9 +6,16 @@ import CorpusEngine
 ///
 /// The same documents and passages always give the same bytes: rows go in in one order,
 /// nothing time- or randomness-dependent is stored, FTS5 is merged into one segment with
-/// `optimize`, and `VACUUM` rewrites the file compactly at the end. The build runs with the
-/// journal off (a failed build is thrown away, never repaired) and switches to `DELETE` before
-/// the final `VACUUM`, so the finished file needs no journal.
+/// `optimize`, and `VACUUM INTO` writes the finished file compactly at the end.
+///
+/// Rows go into a scratch database (in memory, or a scratch file for corpora too big for that)
+/// with the journal off: a failed build is thrown away, never repaired. FTS5's incremental
+/// merging is off while rows go in (each flush of its in-memory index leaves a segment, and the
+/// final `optimize` merges them all in one pass instead of merging some of them again and
+/// again); a level is still merged when it reaches `crisisMerge` segments, which bounds the
+/// segment count for any corpus size. The merge settings are removed again before the copy,
+/// so the pack holds FTS5's defaults. `VACUUM INTO` writes the destination once; building in
+/// place and then `VACUUM` wrote every page twice more.
 public final class PackWriter {
     public static let schema = """
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -26,18 +33,33 @@ public final class PackWriter {
       tokenize='porter unicode61 remove_diacritics 2');
     """
 
+    /// Segments of one level that FTS5 merges while rows go in.
+    static let crisisMerge = 64
+
     private let db: Database
+    private let destination: String
+    private let scratch: String?
     private let insertDocument: Statement
     private let insertPassage: Statement
     private let insertFTS: Statement
     private var nextPassage = 0
 
-    /// Creates the file (which must not exist) with the schema, ready for rows.
-    public init(path: String) throws {
-        guard !FileIO.exists(path) else { throw FormatError.io(operation: "create pack", path: path, errno: EEXIST) }
-        db = try Database(path: path, mode: .create)
+    /// Prepares to write the pack to `path` (which must not exist; it is created by `finish`).
+    /// - Parameter scratch: where rows go meanwhile: nil for memory (about the finished
+    ///   pack's size), or a path that must not exist, removed when the writer goes away.
+    public init(path: String, scratch: String? = nil) throws {
+        for p in [path] + (scratch.map { [$0] } ?? []) where FileIO.exists(p) {
+            throw FormatError.io(operation: "create pack", path: p, errno: EEXIST)
+        }
+        destination = path
+        self.scratch = scratch
+        db = try Database(path: scratch ?? ":memory:", mode: .create)
         try db.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY")
         try db.execute(Self.schema)
+        try db.execute("""
+            INSERT INTO passages_fts(passages_fts, rank) VALUES('automerge', 0);
+            INSERT INTO passages_fts(passages_fts, rank) VALUES('crisismerge', \(Self.crisisMerge));
+            """)
         try db.execute("BEGIN")
         insertDocument = try db.prepare("INSERT INTO documents(id, path, title) VALUES(?, ?, ?)")
         insertPassage = try db.prepare("INSERT INTO passages(id, pid, document_id, ordinal, title, section, text) VALUES(?, ?, ?, ?, ?, ?, ?)")
@@ -60,7 +82,11 @@ public final class PackWriter {
         return row
     }
 
-    /// Writes the meta rows, commits, merges the index and compacts the file.
+    deinit {
+        if let scratch { FileIO.remove(scratch) }
+    }
+
+    /// Writes the meta rows, commits, merges the index and writes the compact pack file.
     public func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) throws {
         let meta = try db.prepare("INSERT INTO meta(key, value) VALUES(?, ?)")
         let rows: [(String, String)] = [
@@ -70,8 +96,9 @@ public final class PackWriter {
         for (k, v) in rows { try meta.bind(1, k).bind(2, v).run() }
         try db.execute("COMMIT")
         try db.execute("INSERT INTO passages_fts(passages_fts) VALUES('optimize')")
-        try db.execute("PRAGMA journal_mode=DELETE")
-        try db.execute("VACUUM")
+        // Nothing is written through FTS5 after this, so its cached settings do not matter.
+        try db.execute("DELETE FROM passages_fts_config WHERE k IN ('automerge', 'crisismerge')")
+        try db.prepare("VACUUM INTO ?").bind(1, destination).run()
     }
 }
 

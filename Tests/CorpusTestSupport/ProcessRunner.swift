@@ -3,8 +3,11 @@ import Foundation
 /// Runs real programs (minisign, sqlite3, the built corpus and corpusd) from tests.
 public struct ProcessResult: Sendable {
     public let status: Int32
-    public let stdout: String
+    /// Standard output as bytes, for programs whose output is not text.
+    public let stdoutData: Data
     public let stderr: String
+
+    public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
 }
 
 public enum ProcessRunner {
@@ -40,7 +43,7 @@ public enum ProcessRunner {
         p.waitUntilExit()
         group.wait()
         return ProcessResult(status: timedOut ? 124 : p.terminationStatus,
-                             stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+                             stdoutData: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// The full path of a program on PATH (also looking in /usr/sbin for nginx).

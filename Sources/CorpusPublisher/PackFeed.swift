@@ -1,0 +1,109 @@
+import Foundation
+import CorpusFormat
+
+/// The thread that owns the pack while a build runs, and the rows handed to it.
+///
+/// FTS5 indexing runs on one core, so the pack gets a thread of its own and the building
+/// thread goes on ingesting and embedding while rows are indexed. At most `capacity` groups of
+/// rows wait, so a fast producer cannot pile a whole corpus up in memory. A failure on the pack
+/// thread is thrown by the next `put` (or by `finish`), and the building thread stops there.
+/// `finish` and `cancel` return only after the pack thread is done with every file.
+final class PackFeed: @unchecked Sendable {
+    struct Rows: Sendable {
+        var documents: [(id: Int, path: String, title: String)] = []
+        var passages: [Passage] = []
+    }
+
+    struct Meta: Sendable {
+        var corpusID: String
+        var version: String
+        var embedderID: String
+        var dimension: Int
+        var documents: Int
+    }
+
+    private enum Ending { case finish(Meta), cancel }
+
+    static let capacity = 4
+
+    private let condition = NSCondition()
+    private var waiting: [Rows] = []
+    private var ending: Ending?
+    private var failure: Error?
+    private var done = false
+
+    /// Starts the pack thread; `PackWriter(path:scratch:)` runs there.
+    init(destination: String, scratch: String?) {
+        let thread = Thread { [self] in run(destination: destination, scratch: scratch) }
+        thread.name = "pack writer"
+        thread.start()
+    }
+
+    /// Queues rows, waiting while `capacity` groups are already queued.
+    func put(_ rows: Rows) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.count >= Self.capacity && !done { condition.wait() }
+        if let failure { throw failure }
+        precondition(!done && ending == nil, "PackFeed.put after the feed ended")
+        waiting.append(rows)
+        condition.broadcast()
+    }
+
+    /// Lets the pack thread index what is queued, write the meta rows and the finished pack.
+    func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) throws {
+        try end(.finish(Meta(corpusID: corpusID, version: version, embedderID: embedderID, dimension: dimension,
+                             documents: documents)))
+    }
+
+    /// Drops what is queued and stops the pack thread without writing the pack.
+    func cancel() {
+        try? end(.cancel)
+    }
+
+    private func end(_ how: Ending) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if ending == nil { ending = how }
+        if case .cancel = how { waiting.removeAll() }
+        condition.broadcast()
+        while !done { condition.wait() }
+        if let failure { throw failure }
+    }
+
+    /// The next rows to index, or nil once the feed ended and nothing is left to index.
+    private func next() -> Rows? {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.isEmpty && ending == nil { condition.wait() }
+        guard !waiting.isEmpty else { return nil }
+        condition.broadcast()
+        return waiting.removeFirst()
+    }
+
+    private func run(destination: String, scratch: String?) {
+        var failed: Error?
+        do {
+            let pack = try PackWriter(path: destination, scratch: scratch)
+            while let rows = next() {
+                for d in rows.documents { try pack.addDocument(id: d.id, path: d.path, title: d.title) }
+                for p in rows.passages { try pack.addPassage(p, documentID: p.document + 1) }
+            }
+            condition.lock()
+            let how = ending
+            condition.unlock()
+            if case let .finish(m)? = how {
+                try pack.finish(corpusID: m.corpusID, version: m.version, embedderID: m.embedderID,
+                                dimension: m.dimension, documents: m.documents)
+            }
+        } catch {
+            failed = error
+        }
+        condition.lock()
+        failure = failed
+        waiting.removeAll()
+        done = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
