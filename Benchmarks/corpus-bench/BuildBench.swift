@@ -2,7 +2,7 @@ import CorpusFormat
 import CorpusPublisher
 import Foundation
 
-/// `corpus-bench build [--passages N] [--files N] [--work DIR] [--keep]`
+/// `corpus-bench build [--passages N] [--files N] [--rounds N] [--work DIR] [--keep]`
 ///
 /// Generates N passages of text (default 100,000) in `--files` source files (default 1,000: half
 /// Markdown with one section per passage, half plain text with one long paragraph per passage),
@@ -11,6 +11,8 @@ import Foundation
 ///   `sqlite3` CLI, `.import` inside one transaction;
 /// - the build: `CorpusBuilder.build` on the folder (ingest, split, pack with FTS5 + optimize +
 ///   VACUUM, embeddings and vectors, manifest, signed zip).
+/// Each of `--rounds` rounds (default 3) runs the floor and then the build; the figures are the
+/// medians of each, so one slow stretch on a shared machine moves neither much.
 /// Prints `key=value` lines and the ratio build / floor (goal <= 1.5).
 enum BuildBench {
     static func run(args: [String]) throws {
@@ -23,6 +25,7 @@ enum BuildBench {
         let passages = value("--passages").flatMap(Int.init) ?? 100_000
         let files = value("--files").flatMap(Int.init) ?? 1_000
         let work = value("--work") ?? ".bench/build"
+        let rounds = max(1, value("--rounds").flatMap(Int.init) ?? 3)
         let keep = options.contains("--keep")
 
         FileIO.remove(work)
@@ -41,41 +44,60 @@ enum BuildBench {
 
         """
         try Data(script.utf8).write(to: URL(fileURLWithPath: "\(work)/floor.sql"))
-        let floorStart = Date()
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = ["\(work)/floor.sqlite"]
-        sqlite.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: "\(work)/floor.sql"))
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        let floor = Date().timeIntervalSince(floorStart)
-        guard sqlite.terminationStatus == 0 else { throw BenchError("sqlite3 floor failed with status \(sqlite.terminationStatus)") }
-        print("floor_sqlite3_import_s=\(String(format: "%.2f", floor))")
-
-        // The build, phase by phase through its progress callback.
         let key = try SecretKey.generate()
-        let start = Date()
-        var marks: [(String, Date)] = []
-        let summary = try CorpusBuilder.build(
-            BuildOptions(source: "\(work)/src", id: "bench", version: CorpusVersion("1")!, title: "Bench"),
-            key: key, output: "\(work)/bench.corpus.zip") { step in
-                switch step {
-                case .ingested: marks.append(("ingest", Date()))
-                case .split: marks.append(("split", Date()))
-                case .packed: marks.append(("pack_and_vectors", Date()))
-                case .bundled: marks.append(("bundle", Date()))
+
+        // Rounds alternate floor and build, so both see the same stretch of a shared machine;
+        // the figures are the medians.
+        var floors: [Double] = []
+        var builds: [(total: Double, phases: [(String, Double)], bytes: Int64)] = []
+        for round in 0..<rounds {
+            FileIO.remove("\(work)/floor.sqlite")
+            let floorStart = Date()
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            sqlite.arguments = ["\(work)/floor.sqlite"]
+            sqlite.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: "\(work)/floor.sql"))
+            try sqlite.run()
+            sqlite.waitUntilExit()
+            floors.append(Date().timeIntervalSince(floorStart))
+            guard sqlite.terminationStatus == 0 else { throw BenchError("sqlite3 floor failed with status \(sqlite.terminationStatus)") }
+
+            // The build, phase by phase through its progress callback.
+            let output = "\(work)/bench-\(round).corpus.zip"
+            let start = Date()
+            var marks: [(String, Date)] = []
+            let summary = try CorpusBuilder.build(
+                BuildOptions(source: "\(work)/src", id: "bench", version: CorpusVersion("1")!, title: "Bench"),
+                key: key, output: output) { step in
+                    switch step {
+                    case .ingested: marks.append(("ingest_and_index", Date()))
+                    case .split: marks.append(("split", Date()))
+                    case .packed: marks.append(("embed_and_pack_finish", Date()))
+                    case .bundled: marks.append(("bundle", Date()))
+                    }
                 }
+            let total = Date().timeIntervalSince(start)
+            guard summary.passages == passages else { throw BenchError("built \(summary.passages) passages, generated \(passages)") }
+            var previous = start
+            var phases: [(String, Double)] = []
+            for (name, at) in marks where name != "split" {
+                phases.append((name, at.timeIntervalSince(previous)))
+                previous = at
             }
-        let total = Date().timeIntervalSince(start)
-        guard summary.passages == passages else { throw BenchError("built \(summary.passages) passages, generated \(passages)") }
-        var previous = start
-        for (name, at) in marks {
-            print("build_\(name)_s=\(String(format: "%.2f", at.timeIntervalSince(previous)))")
-            previous = at
+            builds.append((total, phases, summary.bytes))
+            FileIO.remove(output)
         }
-        print("build_total_s=\(String(format: "%.2f", total))")
-        print("bundle_mb=\(String(format: "%.1f", Double(summary.bytes) / 1e6))")
-        print("build_vs_floor=\(String(format: "%.2f", total / floor)) (goal <= 1.50)")
+        func fmt(_ x: Double) -> String { String(format: "%.2f", x) }
+        let floor = floors.sorted()[floors.count / 2]
+        let median = builds.sorted { $0.total < $1.total }[builds.count / 2]
+        print("rounds=\(rounds)")
+        print("floor_runs_s=\(floors.map(fmt).joined(separator: ","))")
+        print("build_runs_s=\(builds.map { fmt($0.total) }.joined(separator: ","))")
+        print("floor_sqlite3_import_s=\(fmt(floor))")
+        for (name, seconds) in median.phases { print("build_\(name)_s=\(fmt(seconds))") }
+        print("build_total_s=\(fmt(median.total))")
+        print("bundle_mb=\(String(format: "%.1f", Double(median.bytes) / 1e6))")
+        print("build_vs_floor=\(fmt(median.total / floor)) (goal <= 1.50)")
         if !keep { FileIO.remove(work) }
     }
 

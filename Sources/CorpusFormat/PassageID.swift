@@ -8,9 +8,10 @@ import Foundation
 public enum PassageID {
     public static func make(documentPath: String, section: String, ordinal: Int, text: String) -> String {
         let d = Digest(.sha256)
-        for part in ["passage-v1", documentPath, section, String(ordinal), text] {
-            d.update(Array(part.utf8))
-            d.update([UInt8(0)])
+        let zero: [UInt8] = [0]
+        for var part in ["passage-v1", documentPath, section, String(ordinal), text] {
+            part.withUTF8 { d.update(UnsafeRawBufferPointer($0)) }
+            d.update(zero)
         }
         return Hex.encode(d.finalize().prefix(16))
     }
@@ -23,10 +24,21 @@ public enum ContentDigest {
     public static func make<S: Sequence>(passageIDs: S, embedderID: String) -> String where S.Element == String {
         let d = Digest(.sha256)
         d.update(Array("corpus-content-v1\n".utf8))
-        for id in passageIDs.sorted() {
-            d.update(Array(id.utf8))
-            d.update([UInt8(ascii: "\n")])
+        var ids = passageIDs.map { Array($0.utf8) }
+        // Passage ids are ASCII, where byte order is String order; sorting bytes is many times
+        // faster than comparing Strings, which takes a whole build's worth of time at 100,000 ids.
+        if ids.allSatisfy({ $0.allSatisfy { $0 < 0x80 } }) {
+            ids.sort { $0.lexicographicallyPrecedes($1) }
+        } else {
+            ids = passageIDs.sorted().map { Array($0.utf8) }
         }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(ids.reduce(0) { $0 + $1.count + 1 })
+        for id in ids {
+            buffer += id
+            buffer.append(UInt8(ascii: "\n"))
+        }
+        d.update(buffer)
         d.update(Array("embedder:\(embedderID)\n".utf8))
         return Hex.encode(d.finalize())
     }

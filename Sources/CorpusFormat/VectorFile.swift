@@ -70,10 +70,32 @@ public struct VectorFileHeader: Hashable, Sendable {
 /// so v ≈ q · scale. Dot products are computed on the int8 values and multiplied by both scales.
 public enum Int8Quantizer {
     public static func quantize(_ v: [Float]) -> (values: [Int8], scale: Float) {
-        let maxAbs = v.reduce(Float(0)) { max($0, abs($1)) }
+        v.withUnsafeBufferPointer(quantize)
+    }
+
+    /// Rounds half away from zero as `rounded()` does, without calling libm: truncate, then step
+    /// away from zero when the dropped fraction (exact: the truncation and the value share their
+    /// exponent, or the truncation is 0) is at least one half. Plain arithmetic the compiler can
+    /// vectorize; `rounded()` was a libm call per value.
+    public static func quantize(_ v: UnsafeBufferPointer<Float>) -> (values: [Int8], scale: Float) {
+        var maxAbs: Float = 0
+        for x in v {
+            let a = abs(x)
+            maxAbs = a > maxAbs ? a : maxAbs
+        }
         guard maxAbs > 0 else { return ([Int8](repeating: 0, count: v.count), 0) }
         let k = 127 / maxAbs
-        return (v.map { Int8(clamping: Int(($0 * k).rounded())) }, maxAbs / 127)
+        let values = [Int8](unsafeUninitializedCapacity: v.count) { out, count in
+            for i in 0..<v.count {
+                // |y| <= 127 (and a rounding error), far inside Int32.
+                let y = v[i] * k
+                let t = Int32(y)
+                let f = y - Float(t)
+                out[i] = Int8(clamping: t + (f >= 0.5 ? 1 : 0) - (f <= -0.5 ? 1 : 0))
+            }
+            count = v.count
+        }
+        return (values, maxAbs / 127)
     }
 }
 
@@ -100,15 +122,24 @@ public final class VectorFileWriter {
 
     /// Appends one L2-normalized vector.
     public func append(_ v: [Float]) throws {
-        precondition(v.count == header.dimension && written < expectedRows ?? .max)
         switch header.encoding {
         case .int8:
             let (q, s) = Int8Quantizer.quantize(v)
-            q.withUnsafeBytes { buffer += $0 }
-            scales.append(s)
+            try append(quantized: q, scale: s)
         case .f32:
+            precondition(v.count == header.dimension && written < expectedRows ?? .max)
             for x in v { withUnsafeBytes(of: x.bitPattern.littleEndian) { buffer += $0 } }
+            written += 1
+            if buffer.count >= 1 << 20 { try flush() }
         }
+    }
+
+    /// Appends one row of an int8 file already quantized by `Int8Quantizer` (which callers
+    /// can run on many cores).
+    public func append(quantized q: [Int8], scale: Float) throws {
+        precondition(header.encoding == .int8 && q.count == header.dimension && written < expectedRows ?? .max)
+        q.withUnsafeBytes { buffer += $0 }
+        scales.append(scale)
         written += 1
         if buffer.count >= 1 << 20 { try flush() }
     }

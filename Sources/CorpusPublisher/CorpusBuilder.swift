@@ -47,11 +47,16 @@ public struct BuildSummary: Sendable {
 ///
 /// The work is a pipeline, because SQLite's FTS5 indexing is the one step that runs on a single
 /// core: this thread ingests a group of files on every core (splitting each document into
-/// passages as it is parsed), embeds the group's passages on every core and appends their
-/// vectors, then hands the rows to a second thread that owns the pack, and goes on with the
-/// next group while those rows are indexed. When the last group is in, the pack is merged and
-/// copied out compactly, and `BundleWriter` compresses it on every core and writes the signed zip.
-/// Everything is still done in one fixed order, so the bundle does not depend on scheduling.
+/// passages as it is parsed) and hands the rows to a second thread that owns the pack, and goes
+/// on with the next group while those rows are indexed. The passages are embedded (and their
+/// vectors quantized) on every core while the pack thread merges the index and copies the pack
+/// out, which is work for one core only. `BundleWriter` then compresses the pack on every core
+/// and writes the signed zip. Everything is still done in one fixed order, so the bundle does
+/// not depend on scheduling.
+///
+/// Holding every passage until the pack is merged costs memory of about the source text; for
+/// sources above `inMemoryPackLimit` each group is embedded as it comes instead, and the pack
+/// is built in a scratch file.
 ///
 /// Intermediate files live in a dot-folder beside the output (same volume) and are removed
 /// whatever happens; the output appears only complete (BundleWriter renames it into place).
@@ -73,11 +78,12 @@ public enum CorpusBuilder {
 
         let sourceBytes = (try? Ingest.files(under: options.source))?
             .reduce(Int64(0)) { $0 + (FileIO.fileSize("\(options.source)/\($1)") ?? 0) } ?? 0
-        let feed = PackFeed(destination: packPath,
-                            scratch: sourceBytes > inMemoryPackLimit ? "\(work)/pack-scratch.sqlite" : nil)
+        let large = sourceBytes > inMemoryPackLimit
+        let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
         var documents = 0
         var pids: [String] = []
+        var unembedded: [Passage] = []
         let skipped: [SkippedFile]
         do {
             skipped = try Ingest.folder(options.source, filesPerGroup: filesPerGroup,
@@ -88,8 +94,12 @@ public enum CorpusBuilder {
                     rows.documents.append((documents, document.path, document.title))
                     rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
                 }
-                for v in try embed(rows.passages, with: embedder) { try vectors.append(v) }
                 pids += rows.passages.map(\.pid)
+                if large {
+                    try embed(rows.passages, with: embedder, into: vectors)
+                } else {
+                    unembedded += rows.passages
+                }
                 try feed.put(rows)
             }
         } catch {
@@ -102,9 +112,19 @@ public enum CorpusBuilder {
             throw PublisherError.noPassages(source: options.source, skipped: skipped.count)
         }
         progress(.split(passages: pids.count))
-        try vectors.finish()
-        try feed.finish(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
-                        dimension: embedder.dimension, documents: documents)
+        feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
+                   dimension: embedder.dimension, documents: documents)
+        do {
+            let step = embeddingBatch * 4 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+            for start in stride(from: 0, to: unembedded.count, by: step) {
+                try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors)
+            }
+            try vectors.finish()
+        } catch {
+            feed.cancel()
+            throw error
+        }
+        try feed.wait()
         progress(.packed)
 
         let manifest = Manifest(
@@ -120,31 +140,39 @@ public enum CorpusBuilder {
         return BuildSummary(manifest: signed, skipped: skipped, output: output, bytes: bytes)
     }
 
-    /// Embeds passages in batches on every core; the vectors come back in passage order.
-    static func embed(_ passages: [Passage], with embedder: any Embedder) throws -> [[Float]] {
-        let batches = stride(from: 0, to: passages.count, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.count) }
+    /// Embeds passages in batches on every core, quantizes the vectors there too, and appends
+    /// them to `vectors` in passage order.
+    static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter) throws {
+        let base = passages.startIndex
+        let batches = stride(from: base, to: passages.endIndex, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.endIndex) }
         let results = BatchResults(count: batches.count)
         DispatchQueue.concurrentPerform(iterations: batches.count) { b in
             // What is embedded is what is searched: the section path and the text.
             let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
-            results.set(b, Result { try embedder.embed(texts) })
+            results.set(b, Result { try embedder.embed(texts).map(Int8Quantizer.quantize) })
         }
-        return try batches.indices.flatMap { try results.get($0) }
+        for b in batches.indices {
+            for row in try results.get(b) { try vectors.append(quantized: row.values, scale: row.scale) }
+        }
+    }
+
+    static func embed(_ passages: [Passage], with embedder: any Embedder, into vectors: VectorFileWriter) throws {
+        try embed(passages[...], with: embedder, into: vectors)
     }
 
     /// Embedding results of one group of batches, each slot written by one worker.
     final class BatchResults: @unchecked Sendable {
         private let lock = NSLock()
-        private var slots: [Result<[[Float]], Error>?]
+        private var slots: [Result<[(values: [Int8], scale: Float)], Error>?]
 
         init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-        func set(_ i: Int, _ r: Result<[[Float]], Error>) {
+        func set(_ i: Int, _ r: Result<[(values: [Int8], scale: Float)], Error>) {
             lock.lock(); defer { lock.unlock() }
             slots[i] = r
         }
 
-        func get(_ i: Int) throws -> [[Float]] {
+        func get(_ i: Int) throws -> [(values: [Int8], scale: Float)] {
             lock.lock(); defer { lock.unlock() }
             return try slots[i]!.get()
         }

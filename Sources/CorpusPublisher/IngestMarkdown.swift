@@ -42,7 +42,8 @@ enum IngestMarkdown {
                 }
                 continue
             }
-            if line.count - trimmed.count <= 3, let marker = fenceMarker(trimmed) {
+            // Only spaces were dropped, one byte each: counting bytes counts them without grapheme breaking.
+            if line.utf8.count - trimmed.utf8.count <= 3, let marker = fenceMarker(trimmed) {
                 flushBlock()
                 fence = marker
                 continue
@@ -219,8 +220,10 @@ enum IngestMarkdown {
 }
 
 extension Substring {
+    /// Drops the characters in `set` from both ends.
     func trimming(_ set: String) -> String {
-        String(self.drop(while: { set.contains($0) }).reversed().drop(while: { set.contains($0) }).reversed())
+        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) }) else { return "" }
+        return String(self[first...last])
     }
 }
 

@@ -7,7 +7,7 @@ import CorpusFormat
 /// thread goes on ingesting and embedding while rows are indexed. At most `capacity` groups of
 /// rows wait, so a fast producer cannot pile a whole corpus up in memory. A failure on the pack
 /// thread is thrown by the next `put` (or by `finish`), and the building thread stops there.
-/// `finish` and `cancel` return only after the pack thread is done with every file.
+/// `wait` and `cancel` return only after the pack thread is done with every file.
 final class PackFeed: @unchecked Sendable {
     struct Rows: Sendable {
         var documents: [(id: Int, path: String, title: String)] = []
@@ -50,25 +50,37 @@ final class PackFeed: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Lets the pack thread index what is queued, write the meta rows and the finished pack.
-    func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) throws {
-        try end(.finish(Meta(corpusID: corpusID, version: version, embedderID: embedderID, dimension: dimension,
-                             documents: documents)))
+    /// Lets the pack thread index what is queued, then write the meta rows and the finished
+    /// pack; returns at once (`wait` for the outcome).
+    func close(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) {
+        end(.finish(Meta(corpusID: corpusID, version: version, embedderID: embedderID, dimension: dimension,
+                         documents: documents)))
     }
 
-    /// Drops what is queued and stops the pack thread without writing the pack.
+    /// Drops what is queued and stops the pack thread without writing the pack; returns when it stopped.
     func cancel() {
-        try? end(.cancel)
+        end(.cancel)
+        try? wait()
     }
 
-    private func end(_ how: Ending) throws {
+    /// Waits for the pack thread; throws what it failed with.
+    func wait() throws {
         condition.lock()
         defer { condition.unlock() }
-        if ending == nil { ending = how }
-        if case .cancel = how { waiting.removeAll() }
-        condition.broadcast()
         while !done { condition.wait() }
         if let failure { throw failure }
+    }
+
+    private func end(_ how: Ending) {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .cancel = how {
+            ending = how
+            waiting.removeAll()
+        } else if ending == nil {
+            ending = how
+        }
+        condition.broadcast()
     }
 
     /// The next rows to index, or nil once the feed ended and nothing is left to index.

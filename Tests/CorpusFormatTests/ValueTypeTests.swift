@@ -100,6 +100,45 @@ import CorpusTestSupport
         #expect(Array(data[64..<69]).map { Int8(bitPattern: $0) } == [42, -85, 127, 0, 0])
     }
 
+    /// The vectorized quantizer gives exactly what the plain definition gives: q = round(v · 127 /
+    /// max|v|) half away from zero, scale = max|v| / 127; here on lengths with and without a
+    /// 16-lane remainder, values that land on .5 after scaling, and an all-zero vector.
+    @Test(arguments: [1, 5, 16, 17, 384, 390])
+    func quantizerMatchesItsDefinition(dimension: Int) {
+        var state: UInt64 = UInt64(dimension) &* 0x9E37_79B9_7F4A_7C15
+        for trial in 0..<200 {
+            let v: [Float] = (0..<dimension).map { _ in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let x = Float(Int64(bitPattern: state) >> 40) / Float(1 << 23)
+                // Every seventh trial is on a coarse grid, so scaled values hit exact halves.
+                return trial == 1 ? 0 : trial % 7 == 0 ? (x * 254).rounded() / 254 : x
+            }
+            let maxAbs = v.reduce(Float(0)) { max($0, abs($1)) }
+            let expected: [Int8] = maxAbs == 0 ? [Int8](repeating: 0, count: dimension)
+                : v.map { Int8(clamping: Int(($0 * (127 / maxAbs)).rounded())) }
+            let (q, scale) = Int8Quantizer.quantize(v)
+            #expect(q == expected, "dimension \(dimension), trial \(trial)")
+            #expect(scale == maxAbs / 127)
+        }
+    }
+
+    @Test func writerCountsRowsWhenNotToldHowMany() throws {
+        let dir = TempDirectory("vectors-unknown")
+        let rows: [[Float]] = (0..<7).map { r in (0..<5).map { Float(($0 + 1) * (r % 3 == 0 ? -1 : 1)) } }
+        let known = try VectorFileWriter(path: dir.url("known.bin"), encoding: .int8, dimension: 5, rows: rows.count)
+        let counted = try VectorFileWriter(path: dir.url("counted.bin"), encoding: .int8, dimension: 5, rows: nil)
+        for r in rows {
+            try known.append(r)
+            let (q, s) = Int8Quantizer.quantize(r)
+            try counted.append(quantized: q, scale: s)
+        }
+        try known.finish()
+        try counted.finish()
+        let a = try Data(contentsOf: URL(fileURLWithPath: dir.url("known.bin")))
+        #expect(a == (try Data(contentsOf: URL(fileURLWithPath: dir.url("counted.bin")))))
+        #expect(try a.withUnsafeBytes { try VectorFileHeader.decode($0, fileSize: a.count) }.rows == 7)
+    }
+
     static func corrupt(_ mutate: (inout [UInt8]) -> Void) -> [UInt8] {
         var b = VectorFileHeader(encoding: .int8, dimension: 16, rows: 4).encoded()
         mutate(&b)
