@@ -34,6 +34,10 @@ enum ParallelDeflate {
 
     /// Compresses `input` at `level` (1...9) into `output`, which must not exist; a partial
     /// output is removed when this throws.
+    ///
+    /// The input is memory-mapped, so workers read their chunks (and the window before them)
+    /// straight from the page cache, and the SHA-256 of each group runs beside its compression.
+    /// It must not change while this runs: the builder hands over a file of its own work folder.
     static func compress(fileAt input: String, level: Int32, to output: String) throws -> DeflatedFile {
         let inFD = SystemCall.retrying { open(input, O_RDONLY | O_CLOEXEC) }
         guard inFD >= 0 else { throw FormatError.io(operation: "open", path: input, errno: errno) }
@@ -41,6 +45,13 @@ enum ParallelDeflate {
         var st = stat()
         guard fstat(inFD, &st) == 0 else { throw FormatError.io(operation: "stat", path: input, errno: errno) }
         let size = Int(st.st_size)
+        var mapped: UnsafeMutableRawPointer?
+        if size > 0 {
+            let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, inFD, 0)
+            guard let p, p != MAP_FAILED else { throw FormatError.io(operation: "mmap", path: input, errno: errno) }
+            mapped = p
+        }
+        defer { if let mapped { munmap(mapped, size) } }
 
         let outFD = SystemCall.retrying { open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard outFD >= 0 else { throw FormatError.io(operation: "create", path: output, errno: errno) }
@@ -51,8 +62,8 @@ enum ParallelDeflate {
         }
 
         let chunks = max(1, (size + chunkSize - 1) / chunkSize)
-        let work = Workspace(chunksPerGroup: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount), level: level)
-        let digest = Digest(.sha256)
+        let work = Workspace(input: mapped.map { UnsafeRawPointer($0) }, chunksPerGroup: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount),
+                             level: level)
         var crc = crc32(0, nil, 0)
         var compressed: Int64 = 0
         var first = 0
@@ -60,13 +71,15 @@ enum ParallelDeflate {
             let count = min(work.chunksPerGroup, chunks - first)
             let start = first * chunkSize
             let length = min(count * chunkSize, size - start)
-            try readFully(inFD, into: work.input + window, count: length, at: start, path: input)
-            digest.update(UnsafeRawBufferPointer(start: work.input + window, count: length))
-
             let firstChunk = first
-            DispatchQueue.concurrentPerform(iterations: count) { c in
-                let offset = c * chunkSize
-                work.compress(slot: c, from: offset, count: min(chunkSize, length - offset),
+            // One more iteration than chunks: it hashes the group while the others compress it.
+            DispatchQueue.concurrentPerform(iterations: count + 1) { c in
+                guard c < count else {
+                    work.hash(from: start, count: length)
+                    return
+                }
+                let offset = start + c * chunkSize
+                work.compress(slot: c, from: offset, count: min(chunkSize, size - offset),
                               primed: firstChunk + c > 0, last: firstChunk + c == chunks - 1)
             }
             for c in 0..<count {
@@ -79,24 +92,11 @@ enum ParallelDeflate {
                 crc = crc32_combine(crc, piece.crc, off_t(piece.uncompressed))
                 compressed += Int64(piece.compressed)
             }
-            // The next group's first chunk is primed with the end of this one.
-            if length >= window { memmove(work.input, work.input + window + length - window, window) }
             first += count
         }
         finished = true
         return DeflatedFile(path: output, size: Int64(size), compressedSize: compressed, crc32: UInt32(crc),
-                            sha256: digest.finalize())
-    }
-
-    private static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int, path: String) throws {
-        var done = 0
-        while done < count {
-            let n = SystemCall.retrying { pread(fd, buffer + done, count - done, off_t(offset + done)) }
-            guard n >= 0 else { throw FormatError.io(operation: "read", path: path, errno: errno) }
-            // The file shrank under us: what was hashed would not be what the member holds.
-            guard n > 0 else { throw FormatError.io(operation: "read (file shrank while compressing)", path: path, errno: EIO) }
-            done += n
-        }
+                            sha256: work.digest.finalize())
     }
 
     /// One chunk's outcome; each slot is written by one worker and read after the group.
@@ -107,20 +107,22 @@ enum ParallelDeflate {
         var crc: UInt = 0
     }
 
-    /// The buffers of one group of chunks: the input with the 32 KiB window in front of it,
-    /// and one output slot per chunk. Workers touch disjoint slots only.
+    /// The output slots of one group of chunks and the running SHA-256. Workers touch disjoint
+    /// slots only, and one worker at a time the digest.
     final class Workspace: @unchecked Sendable {
+        /// The mapped input; nil when it is empty.
+        let input: UnsafeRawPointer?
         let chunksPerGroup: Int
         let level: Int32
-        let input: UnsafeMutableRawPointer
+        let digest = Digest(.sha256)
         private let outputs: UnsafeMutableRawPointer
         private let outputCapacity: Int
         let results: UnsafeMutableBufferPointer<Piece>
 
-        init(chunksPerGroup: Int, level: Int32) {
+        init(input: UnsafeRawPointer?, chunksPerGroup: Int, level: Int32) {
+            self.input = input
             self.chunksPerGroup = chunksPerGroup
             self.level = level
-            input = .allocate(byteCount: window + chunksPerGroup * chunkSize, alignment: 64)
             // deflate's worst case is 5 bytes per 16 KiB stored block plus a few bytes; the flush adds 5.
             outputCapacity = chunkSize + chunkSize / 8 + 4096
             outputs = .allocate(byteCount: chunksPerGroup * outputCapacity, alignment: 64)
@@ -129,16 +131,20 @@ enum ParallelDeflate {
         }
 
         deinit {
-            input.deallocate()
             outputs.deallocate()
             results.deallocate()
         }
 
         func output(slot: Int) -> UnsafeMutableRawPointer { outputs + slot * outputCapacity }
 
-        /// Compresses the chunk at `offset` of the group's input into output slot `slot`.
+        func hash(from offset: Int, count: Int) {
+            digest.update(UnsafeRawBufferPointer(start: input.map { $0 + offset }, count: count))
+        }
+
+        /// Compresses `count` bytes of the input at `offset` into output slot `slot`; when
+        /// `primed`, the 32 KiB before them are the dictionary.
         func compress(slot: Int, from offset: Int, count: Int, primed: Bool, last: Bool) {
-            let data = (input + window + offset).assumingMemoryBound(to: Bytef.self)
+            let data = input.map { UnsafeMutablePointer(mutating: ($0 + offset).assumingMemoryBound(to: Bytef.self)) }
             var piece = Piece(uncompressed: count, crc: crc32(0, data, uInt(count)))
             defer { results[slot] = piece }
             var stream = z_stream()
@@ -146,7 +152,7 @@ enum ParallelDeflate {
             guard piece.status == Z_OK else { return }
             defer { deflateEnd(&stream) }
             if primed {
-                piece.status = deflateSetDictionary(&stream, data - window, uInt(window))
+                piece.status = deflateSetDictionary(&stream, data! - window, uInt(window))
                 guard piece.status == Z_OK else { return }
             }
             stream.next_in = data

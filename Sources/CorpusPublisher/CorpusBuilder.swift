@@ -45,14 +45,13 @@ public struct BuildSummary: Sendable {
 
 /// Builds one signed corpus bundle from a folder of documents.
 ///
-/// The work is a pipeline, because SQLite's FTS5 indexing is the one step that runs on a single
-/// core: this thread ingests a group of files on every core (splitting each document into
-/// passages as it is parsed) and hands the rows to a second thread that owns the pack, and goes
-/// on with the next group while those rows are indexed. The passages are embedded (and their
-/// vectors quantized) on every core while the pack thread merges the index and copies the pack
-/// out, which is work for one core only. `BundleWriter` then compresses the pack on every core
-/// and writes the signed zip. Everything is still done in one fixed order, so the bundle does
-/// not depend on scheduling.
+/// The work is a pipeline, because SQLite's FTS5 indexing runs on a single core and is the
+/// longest step: a thread of its own owns the pack and indexes rows as they come, while this
+/// thread ingests the next group of files on the other cores (splitting each document into
+/// passages as it is parsed). The passages are then embedded (and their vectors quantized) on
+/// the other cores while the pack thread finishes the index and copies the pack out.
+/// `BundleWriter` then compresses the pack on every core and writes the signed zip. Everything
+/// is still done in one fixed order, so the bundle does not depend on scheduling.
 ///
 /// Holding every passage until the pack is merged costs memory of about the source text; for
 /// sources above `inMemoryPackLimit` each group is embedded as it comes instead, and the pack
@@ -63,7 +62,7 @@ public struct BuildSummary: Sendable {
 public enum CorpusBuilder {
     public static let embeddingBatch = 256
     /// Files ingested per group: enough for every core to have several files to parse.
-    static let filesPerGroup = 8 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    static let filesPerGroup = 8 * Workers.besidePack
     /// Source folders larger than this build their pack in a scratch file instead of memory.
     static let inMemoryPackLimit: Int64 = 1 << 30
 
@@ -86,7 +85,7 @@ public enum CorpusBuilder {
         var unembedded: [Passage] = []
         let skipped: [SkippedFile]
         do {
-            skipped = try Ingest.folder(options.source, filesPerGroup: filesPerGroup,
+            skipped = try Ingest.folder(options.source, filesPerGroup: filesPerGroup, width: Workers.besidePack,
                                         prepare: { PassageSplitter.passages(of: $0, document: 0) }) { group in
                 var rows = PackFeed.Rows()
                 for (document, passages) in group {
@@ -115,7 +114,7 @@ public enum CorpusBuilder {
         feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
                    dimension: embedder.dimension, documents: documents)
         do {
-            let step = embeddingBatch * 4 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+            let step = embeddingBatch * 4 * Workers.besidePack
             for start in stride(from: 0, to: unembedded.count, by: step) {
                 try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors)
             }
@@ -140,13 +139,13 @@ public enum CorpusBuilder {
         return BuildSummary(manifest: signed, skipped: skipped, output: output, bytes: bytes)
     }
 
-    /// Embeds passages in batches on every core, quantizes the vectors there too, and appends
-    /// them to `vectors` in passage order.
+    /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors
+    /// there too, and appends them to `vectors` in passage order.
     static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter) throws {
         let base = passages.startIndex
         let batches = stride(from: base, to: passages.endIndex, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.endIndex) }
         let results = BatchResults(count: batches.count)
-        DispatchQueue.concurrentPerform(iterations: batches.count) { b in
+        Workers.forEach(batches.count, width: Workers.besidePack) { b in
             // What is embedded is what is searched: the section path and the text.
             let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
             results.set(b, Result { try embedder.embed(texts).map(Int8Quantizer.quantize) })

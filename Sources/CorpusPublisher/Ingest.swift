@@ -28,19 +28,20 @@ public enum Ingest {
 
     public static func folder(_ root: String) throws -> IngestResult {
         var documents: [SourceDocument] = []
-        let skipped = try folder(root, filesPerGroup: .max, prepare: { _ in () }) { group in
+        let skipped = try folder(root, filesPerGroup: .max, width: ProcessInfo.processInfo.activeProcessorCount,
+                                 prepare: { _ in () }) { group in
             documents += group.map(\.document)
         }
         return IngestResult(documents: documents, skipped: skipped)
     }
 
     /// Ingests a folder a group of files at a time, so a caller can consume one group while the
-    /// next is parsed. Within a group files are parsed on every core, and `prepare` runs on each
+    /// next is parsed. Within a group files are parsed on `width` cores, and `prepare` runs on each
     /// document right there (a builder splits it into passages); `body` then gets the group's
     /// documents in path order, on the calling thread. The order never depends on scheduling.
     /// - Returns: the files skipped, with reasons, in path order.
     public static func folder<Prepared: Sendable>(
-        _ root: String, filesPerGroup: Int, prepare: @escaping @Sendable (SourceDocument) -> Prepared,
+        _ root: String, filesPerGroup: Int, width: Int, prepare: @escaping @Sendable (SourceDocument) -> Prepared,
         _ body: ([(document: SourceDocument, prepared: Prepared)]) throws -> Void
     ) throws -> [SkippedFile] {
         var isDir: ObjCBool = false
@@ -53,7 +54,7 @@ public enum Ingest {
         while first < paths.count {
             let group = Array(paths[first..<(first + min(paths.count - first, max(1, filesPerGroup)))])
             let slots = Slots<Outcome<Prepared>>(count: group.count)
-            DispatchQueue.concurrentPerform(iterations: group.count) { i in
+            Workers.forEach(group.count, width: width) { i in
                 let rel = group[i]
                 guard let kind = kind(of: rel) else { return }
                 slots.set(i, Result { () throws(IngestFailure) in
