@@ -11,7 +11,7 @@ import Foundation
 ///   `sqlite3` CLI, `.import` inside one transaction;
 /// - the build: `CorpusBuilder.build` on the folder (ingest, split, pack with FTS5 + optimize +
 ///   VACUUM, embeddings and vectors, manifest, signed zip).
-/// Each of `--rounds` rounds (default 3) runs the floor and then the build; the figures are the
+/// Each of `--rounds` rounds (default 5) runs the floor and then the build; the figures are the
 /// medians of each, so one slow stretch on a shared machine moves neither much.
 /// Prints `key=value` lines and the ratio build / floor (goal <= 1.5).
 enum BuildBench {
@@ -25,7 +25,7 @@ enum BuildBench {
         let passages = value("--passages").flatMap(Int.init) ?? 100_000
         let files = value("--files").flatMap(Int.init) ?? 1_000
         let work = value("--work") ?? ".bench/build"
-        let rounds = max(1, value("--rounds").flatMap(Int.init) ?? 3)
+        let rounds = max(1, value("--rounds").flatMap(Int.init) ?? 5)
         let keep = options.contains("--keep")
 
         FileIO.remove(work)
