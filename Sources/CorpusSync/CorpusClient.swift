@@ -213,6 +213,7 @@ public struct CorpusClient: Sendable {
                  progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
         var outcomes: [Outcome] = []
         let config = try ClientConfig.load(home)
+        let limit = try importLimit()
         let downloader = Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
         let installer = Installer(home: home, packCheck: packCheck)
         // Shared while downloading, so `gc` (which takes it exclusively) never deletes a live partial.
@@ -286,7 +287,8 @@ public struct CorpusClient: Sendable {
                     do {
                         try installer.install(bundlePath: download.path, remote: offer.remote,
                                               expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
-                                              bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock)
+                                              bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock,
+                                              importLimit: limit)
                     } catch {
                         // A bundle that does not install is of no use (or needs the space back).
                         downloader.discard(sha256: download.sha256)
@@ -321,13 +323,17 @@ public struct CorpusClient: Sendable {
             reader = try BundleReader(path: path)
             manifest = try reader.manifest(trustedKeys: keys).manifest
         } catch let e as FormatError { throw SyncError.from(e) }
+        // Counted here to refuse before extracting anything, and again by the installer under the
+        // home's import lock, where a concurrent install cannot slip in between.
+        let limit = try importLimit()
         let already = installed().contains { $0.record.remote == HomeLayout.localRemote && $0.record.id == manifest.id }
-        if !already, let limit = try importLimit() {
+        if !already, let limit {
             let used = installed().filter { !$0.record.bundled }.count
             if used >= limit { throw SyncError.importLimit(used: used, limit: limit) }
         }
         return try Installer(home: home, packCheck: packCheck)
-            .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys)
+            .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys,
+                     importLimit: limit)
     }
 
     /// Removes an installed corpus by `id` or `remote/id`.

@@ -8,8 +8,10 @@ import Foundation
 /// 2. extract into `staging/` (same volume) with every format check (`BundleReader.extract`);
 /// 3. check the manifest is the one the catalog promised (id, version, content digest);
 /// 4. open the pack once the way the engine will (`packCheck`), with an integrity check;
-/// 5. write `install.json`, rename the staging folder to `versions/<version>`;
-/// 6. point `current` at it with a symlink created beside it and renamed over it.
+/// 5. write `install.json`; for a new corpus under an import limit, take the home's import lock
+///    and count the imported corpora again (another process may have added one since the plan);
+/// 6. rename the staging folder to `versions/<version>`;
+/// 7. point `current` at it with a symlink created beside it and renamed over it.
 ///
 /// A process killed at any step leaves either the old state or the new one; leftovers in
 /// `staging/` are removed by `gc`. Folders are deleted by renaming them into `staging/` first,
@@ -41,10 +43,13 @@ public struct Installer: Sendable {
     ///
     /// - Parameter lock: the corpus lock when the caller already holds it (it took it before
     ///   downloading); otherwise the installer takes it, waiting as `lockWait` says.
+    /// - Parameter importLimit: the import limit in force; a corpus that is neither bundled nor
+    ///   installed yet is refused (`SyncError.importLimit`, nothing changed) when the home
+    ///   already holds that many non-bundled corpora at the moment it would be added.
     @discardableResult
     public func install(bundlePath: String, remote: String, expected: Expectation?, bundled: Bool,
                         trustedKeys: [PublicKey], lockWait: FileLock.Wait = .upTo(seconds: 30),
-                        holding lock: FileLock? = nil) throws -> Manifest {
+                        holding lock: FileLock? = nil, importLimit: Int? = nil) throws -> Manifest {
         try Identifier.validate(remote, what: "remote name")
         let reader: BundleReader
         let manifest: Manifest
@@ -63,10 +68,12 @@ public struct Installer: Sendable {
         KillPoint.reached("locked")
 
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
+        var staged: String?
+        defer { if let staged { FileIO.remove(staged) } }
         if !isReusable(versionDir, manifest: manifest, trustedKeys: trustedKeys) {
             // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
             let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
-            defer { FileIO.remove(staging) }
+            staged = staging
             do {
                 var started: Set<String> = []
                 _ = try reader.extract(to: staging, trustedKeys: trustedKeys) { p in
@@ -89,10 +96,15 @@ public struct Installer: Sendable {
                                        bundleSHA256: sha, bundleSize: size, installed: Date())
             try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
             KillPoint.reached("install-record-written")
+        }
+        let gate = try importGate(remote: remote, id: manifest.id, bundled: bundled, limit: importLimit, wait: lockWait)
+        defer { withExtendedLifetime(gate) {} }
+        if let staging = staged {
             try io { try FileIO.createDirectory(home.versionsDirectory(remote: remote, id: manifest.id)) }
             // A leftover folder of the same version that did not verify is moved aside whole first.
             try discardTree(versionDir)
             guard rename(staging, versionDir) == 0 else { throw SyncError.io(operation: "rename", path: versionDir, errno: errno) }
+            staged = nil
             FileIO.syncDirectory(home.versionsDirectory(remote: remote, id: manifest.id))
             KillPoint.reached("version-renamed")
         }
@@ -163,6 +175,23 @@ public struct Installer: Sendable {
         guard rename(path, trash) == 0 else { throw SyncError.io(operation: "rename", path: path, errno: errno) }
         KillPoint.reached("tree-moved-aside")
         FileIO.remove(trash)
+    }
+
+    /// For a new, non-bundled corpus under a limit: the home-wide import lock, taken after the
+    /// count of imported corpora was found below the limit. Held until `current` is linked, it
+    /// makes "count, then add one" a single step across processes: the plan counted too, but
+    /// two processes installing different corpora could both pass it. Nil when nothing counts.
+    func importGate(remote: String, id: String, bundled: Bool, limit: Int?, wait: FileLock.Wait) throws -> FileLock? {
+        guard let limit, !bundled, home.currentVersionDirectory(remote: remote, id: id) == nil else { return nil }
+        let lock: FileLock
+        do {
+            lock = try FileLock(path: home.lockFile("import-limit"), wait: wait)
+        } catch SyncLockError.held(let path) {
+            throw SyncError.lockHeld(path: path)
+        }
+        let used = home.installed().filter { !$0.record.bundled }.count
+        guard used < limit else { throw SyncError.importLimit(used: used, limit: limit) }
+        return lock
     }
 
     public func corpusLock(remote: String, id: String, wait: FileLock.Wait) throws -> FileLock {

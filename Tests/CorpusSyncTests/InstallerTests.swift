@@ -111,4 +111,74 @@ import Foundation
             try installer(env).remove(remote: "main", id: "tides")
         }
     }
+
+    /// The plan counts imported corpora before downloading, but only the installer's count under
+    /// the home's import lock is final: past the limit a new corpus is refused with nothing
+    /// changed, while updates and bundled corpora still go in.
+    @Test func theInstallerCountsImportsAgainUnderTheImportLock() async throws {
+        let env = try ClientTestEnvironment()
+        let tides = try env.bundle(id: "tides", version: "1", words: "ebb")
+        let tides2 = try env.bundle(id: "tides", version: "2", words: "flood")
+        let knots = try env.bundle(id: "knots", version: "1", words: "bowline")
+        let starter = try env.bundle(id: "starter", version: "1", words: "welcome")
+        let keys = [env.key.publicKey]
+        try installer(env).install(bundlePath: tides.path, remote: "main", expected: expectation(tides), bundled: false,
+                                   trustedKeys: keys, importLimit: 1)
+        await env.expectRefusal(.importLimit(used: 1, limit: 1)) {
+            try installer(env).install(bundlePath: knots.path, remote: "main", expected: expectation(knots), bundled: false,
+                                       trustedKeys: keys, importLimit: 1)
+        }
+        #expect(env.entries(env.home.staging).isEmpty, "the refused corpus's staging folder is gone")
+        try installer(env).install(bundlePath: tides2.path, remote: "main", expected: expectation(tides2), bundled: false,
+                                   trustedKeys: keys, importLimit: 1)
+        #expect(env.currentTarget("tides") == "versions/2")
+        try installer(env).install(bundlePath: starter.path, remote: "main", expected: expectation(starter), bundled: true,
+                                   trustedKeys: keys, importLimit: 1)
+        #expect(env.currentTarget("starter") == "versions/1")
+    }
+
+    /// Two installs of different corpora at once under a limit of one: both would pass a count
+    /// taken before either finished; with the count and the link under one lock, exactly one
+    /// goes in and the other is refused.
+    @Test func twoConcurrentImportsCannotBothPassTheLimit() async throws {
+        let env = try ClientTestEnvironment()
+        let bundles = [try env.bundle(id: "tides", version: "1", words: "ebb"), try env.bundle(id: "knots", version: "1", words: "bowline")]
+        try env.home.createFolders()
+        let results = ResultSlots(count: bundles.count)
+        let installer = installer(env), keys = [env.key.publicKey]
+        let expected = bundles.map(expectation)
+        let paths = bundles.map(\.path)
+        DispatchQueue.concurrentPerform(iterations: bundles.count) { i in
+            results.set(i, Result {
+                try installer.install(bundlePath: paths[i], remote: "main", expected: expected[i], bundled: false,
+                                      trustedKeys: keys, importLimit: 1)
+            }.map(\.id))
+        }
+        let outcomes = results.all
+        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1, "\(outcomes)")
+        let refusals = outcomes.compactMap { r -> SyncError? in
+            if case let .failure(e) = r { return e as? SyncError } else { return nil }
+        }
+        #expect(refusals == [.importLimit(used: 1, limit: 1)])
+        #expect(env.home.installed().count == 1)
+        #expect(env.entries(env.home.staging).isEmpty)
+    }
+}
+
+/// Results written by concurrent workers, one slot each.
+private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<String, Error>?]
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ i: Int, _ r: Result<String, Error>) {
+        lock.lock(); defer { lock.unlock() }
+        slots[i] = r
+    }
+
+    var all: [Result<String, Error>] {
+        lock.lock(); defer { lock.unlock() }
+        return slots.map { $0! }
+    }
 }
