@@ -93,22 +93,24 @@ struct MirrorDirectory: Sendable {
         try write(data, to: relative)
     }
 
-    /// Removes bundles that neither `keep` nor any unexpired catalog of the mirror references,
+    /// Removes bundles and embedder artifacts that neither `keep` nor any unexpired catalog of the mirror references,
     /// as `corpusd publish` does: a client still reading an older valid catalog can finish.
     func removeUnreferencedBundles(keep: Catalog, now: Date) -> [String] {
-        var referenced = Set(keep.corpora.map(\.bundle.path))
+        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + (c.embedders ?? []).map(\.artifact.path) }
+        var referenced = Set(files(keep))
         for version in catalogVersions() {
             guard let data = FileManager.default.contents(atPath: path(TreeLayout.catalogPath(version: version))),
                   let c = try? Catalog.decode(data) else { continue }
-            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(c.corpora.map(\.bundle.path)) }
+            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(files(c)) }
         }
         var removed: [String] = []
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: path("bundles"))) ?? []).sorted()
-        where name.hasSuffix(".corpus.zip") {
-            let rel = "bundles/\(name)"
-            if !referenced.contains(rel) {
-                FileIO.remove(path(rel))
-                removed.append(rel)
+        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip")] {
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: path(folder))) ?? []).sorted() where name.hasSuffix(suffix) {
+                let rel = "\(folder)/\(name)"
+                if !referenced.contains(rel) {
+                    FileIO.remove(path(rel))
+                    removed.append(rel)
+                }
             }
         }
         return removed

@@ -22,14 +22,14 @@ public struct MirrorSummary: Sendable {
     public var catalog: Catalog
     /// The catalog version the mirror served before (nil for a new mirror).
     public var previousVersion: Int?
-    /// Bundle paths downloaded in this run, and their total size.
+    /// Bundle and embedder artifact paths downloaded in this run, and their total size.
     public var fetched: [String]
     public var fetchedBytes: Int64
-    /// Bundle paths already present and intact.
+    /// Bundle and embedder artifact paths already present and intact.
     public var present: [String]
     /// Entitled corpora left out because no token was given.
     public var skippedEntitled: [String]
-    /// Bundle paths removed because no unexpired catalog references them.
+    /// Bundle and embedder artifact paths removed because no unexpired catalog references them.
     public var removed: [String]
 
     /// True when the mirror already served this very catalog.

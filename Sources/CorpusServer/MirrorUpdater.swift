@@ -11,11 +11,12 @@ import CorpusSync
 ///    them (`MirrorUpstream`); refuses a chain that disagrees with the one the folder serves, a
 ///    catalog older than the newest the folder holds (rollback), the same version with other bytes,
 ///    and an expired catalog — all before anything is written;
-/// 2. downloads every bundle the catalog references that the folder does not hold intact (size and
-///    SHA-256 of the existing file checked), with the client's `Downloader`: resumable, capped at the
-///    signed size, hash-checked; then checks each bundle's manifest signature against the newest
-///    root and that it is the corpus the catalog promised. Entitled corpora are fetched only with a
-///    token, which goes to the upstream only (never across a redirect to another host);
+/// 2. downloads every bundle and embedder artifact the catalog references that the folder does not
+///    hold intact (size and SHA-256 of the existing file checked), with the client's `Downloader`:
+///    resumable, capped at the signed size, hash-checked; then checks each one's manifest signature
+///    against the newest root and that it is the corpus (or model) the catalog promised. Entitled
+///    corpora are fetched only with a token, which goes to the upstream only (never across a
+///    redirect to another host); embedder artifacts are public, as on the origin;
 /// 3. when every download verified: moves the bundles into place, writes missing root keys,
 ///    `keys/root.pub`, the catalog and its signature, `index.html`, and the pointer `catalog.json`
 ///    last, atomically; then removes bundles no unexpired catalog references.
@@ -112,8 +113,25 @@ public struct MirrorUpdater: Sendable {
             }
         }
 
+        // Models the corpora name, content-addressed like bundles, so clients of the mirror need not
+        // reach the origin for them.
+        var wantedEmbedders: [CatalogEmbedder] = []
+        for e in catalog.embedders ?? [] {
+            let ref = e.artifact
+            guard ref.path == TreeLayout.embedderPath(sha256: ref.sha256) else {
+                throw SyncError.malformed(what: "catalog", reason: "embedder \(e.id) is at \(ref.path.debugDescription), not embedders/<sha256>.embedder.zip")
+            }
+            guard seen.insert(ref.sha256).inserted else { continue }
+            if mirror.holds(ref) {
+                present.append(ref.path)
+                progress(.present(corpus: "embedder \(e.id)", path: ref.path))
+            } else {
+                wantedEmbedders.append(e)
+            }
+        }
+
         let downloader = Downloader(home: mirror.work, client: client, retry: retry)
-        var downloads: [(CatalogEntry, VerifiedDownload)] = []
+        var downloads: [(BundleRef, VerifiedDownload)] = []
         do {
             for entry in wanted {
                 let id = entry.id, path = entry.bundle.path
@@ -126,8 +144,22 @@ public struct MirrorUpdater: Sendable {
                     downloader.discard(sha256: entry.bundle.sha256)
                     throw error
                 }
-                downloads.append((entry, done))
+                downloads.append((entry.bundle, done))
                 progress(.downloaded(corpus: id, path: path, bytes: done.size))
+            }
+            for e in wantedEmbedders {
+                let label = "embedder \(e.id)", path = e.artifact.path
+                let done = try await downloader.download(e.artifact, from: [source], token: nil) {
+                    progress(.downloading(corpus: label, path: path, $0))
+                }
+                do {
+                    try Self.checkEmbedder(of: done.path, entry: e, root: up.root)
+                } catch {
+                    downloader.discard(sha256: e.artifact.sha256)
+                    throw error
+                }
+                downloads.append((e.artifact, done))
+                progress(.downloaded(corpus: label, path: path, bytes: done.size))
             }
         } catch {
             // Only a network failure is worth resuming; after a refusal nothing of this run stays.
@@ -136,7 +168,7 @@ public struct MirrorUpdater: Sendable {
         }
 
         // 3. Everything verified: new immutable files first, the pointer last.
-        for (entry, done) in downloads { try mirror.place(download: done, as: entry.bundle) }
+        for (ref, done) in downloads { try mirror.place(download: done, as: ref) }
         for link in up.roots {
             let rel = TreeLayout.rootKeyPath(version: link.root.version)
             try mirror.writeIfMissing(link.signature, to: rel + TreeLayout.signatureSuffix)
@@ -156,7 +188,7 @@ public struct MirrorUpdater: Sendable {
         let removed = mirror.removeUnreferencedBundles(keep: catalog, now: now())
         for path in removed { progress(.removed(path: path)) }
         mirror.cleanWork(everything: true)
-        return MirrorSummary(catalog: catalog, previousVersion: previous, fetched: downloads.map { $0.0.bundle.path },
+        return MirrorSummary(catalog: catalog, previousVersion: previous, fetched: downloads.map { $0.0.path },
                              fetchedBytes: downloads.reduce(0) { $0 + $1.1.size }, present: present,
                              skippedEntitled: skipped, removed: removed)
     }
@@ -171,6 +203,19 @@ public struct MirrorUpdater: Sendable {
         }
         guard manifest.id == entry.id, manifest.version == entry.version, manifest.contentDigest == entry.contentDigest else {
             throw SyncError.catalogMismatch(reason: "\(entry.bundle.path) holds \(manifest.id) \(manifest.version), the catalog promised \(entry.id) \(entry.version)")
+        }
+    }
+
+    /// The artifact's manifest must be signed by the newest root and be the model the catalog promised.
+    static func checkEmbedder(of path: String, entry: CatalogEmbedder, root: TrustedRoot) throws {
+        let verified: EmbedderArtifactReader.Verified
+        do {
+            verified = try EmbedderArtifactReader(path: path).manifest(trustedKeys: [root.key])
+        } catch let e as FormatError {
+            throw syncError(e, file: entry.artifact.path)
+        }
+        guard verified.manifest.id == entry.id, verified.digest == entry.digest, verified.manifest.dimension == entry.dimension else {
+            throw SyncError.catalogMismatch(reason: "\(entry.artifact.path) holds embedder \(verified.manifest.id) \(verified.digest.prefix(12))…, the catalog promised \(entry.id) \(entry.digest.prefix(12))…")
         }
     }
 

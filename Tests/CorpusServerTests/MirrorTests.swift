@@ -88,6 +88,55 @@ import CorpusTestSupport
         #expect(bytes(download.path) == bytes("\(fixture.tree)/\(tides.bundle.path)"))
     }
 
+    /// A corpus built with all-MiniLM-L6-v2 needs its model: the mirror carries the signed artifact
+    /// too (verified like a bundle), so a client of the mirror never needs the origin for it.
+    @Test(.enabled(if: MirrorTreeFixture.modelAvailable, "models/all-MiniLM-L6-v2 is absent: run scripts/fetch-model.sh (make test does)"))
+    func embedderArtifactsAreMirroredVerifiedAndServed() async throws {
+        let fixture = try MirrorTreeFixture(withModel: true)
+        try fixture.publish()
+        let embedder = try #require(try fixture.catalog().embedders?.first)
+        let artifact = embedder.artifact.path
+        #expect(try fixture.catalog().corpora.first { $0.id == "tides" }?.embedder.digest == embedder.digest)
+        let upstream = try Upstream(fixture.tree)
+        let out = TempDirectory("mirror-model").url("mirror")
+
+        let first = try await updater(upstream.url, out, trust: fixture.rootPub).run()
+        #expect(first.fetched.contains(artifact))
+        #expect(bytes("\(out)/\(artifact)") != nil && bytes("\(out)/\(artifact)") == bytes("\(fixture.tree)/\(artifact)"))
+        let second = try await updater(upstream.url, out, trust: fixture.rootPub).run()
+        #expect(second.fetched.isEmpty && second.present.contains(artifact))
+
+        // Served from the mirror, the artifact downloads and verifies as the client does it.
+        let served = try Upstream(out)
+        let home = TempDirectory("mirror-model-client")
+        let download = try await Downloader(home: HomeLayout(root: home.path), client: try HTTPClient(), retry: Self.noWait)
+            .download(embedder.artifact, from: [Source(baseURL: served.url, isOrigin: true)])
+        let verified = try EmbedderArtifactReader(path: download.path).verifyAll(trustedKeys: [try PublicKey(contentsOf: fixture.rootPub)])
+        #expect(verified.digest == embedder.digest)
+    }
+
+    /// An upstream whose artifact is not the one its catalog signed for stops the run before
+    /// anything is written: a new mirror is not even created.
+    @Test(.enabled(if: MirrorTreeFixture.modelAvailable, "models/all-MiniLM-L6-v2 is absent: run scripts/fetch-model.sh (make test does)"))
+    func aTamperedUpstreamArtifactIsRefusedAndNothingIsWritten() async throws {
+        let fixture = try MirrorTreeFixture(withModel: true)
+        try fixture.publish()
+        let artifact = try #require(try fixture.catalog().embedders?.first).artifact
+        var data = try #require(bytes("\(fixture.tree)/\(artifact.path)"))
+        data[data.count / 2] ^= 0x01
+        try data.write(to: URL(fileURLWithPath: "\(fixture.tree)/\(artifact.path)"))
+        let upstream = try Upstream(fixture.tree)
+        let out = TempDirectory("mirror-model-tampered").url("mirror")
+        let error = await refusal { _ = try await updater(upstream.url, out, trust: fixture.rootPub).run() }
+        guard case let .hashMismatch(file, expected, _)? = error else {
+            Issue.record("expected a hash mismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(file.hasSuffix(artifact.path) || file.contains(artifact.sha256))
+        #expect(expected == artifact.sha256)
+        #expect(!FileIO.exists(out))
+    }
+
     @Test func entitledBundlesAreFetchedWithATokenThatGoesToTheUpstreamOnly() async throws {
         let fixture = try MirrorTreeFixture()
         try fixture.publish()

@@ -17,8 +17,14 @@ public final class MirrorTreeFixture: @unchecked Sendable {
     /// A key pair that is not the tree's.
     public var strangerPub: String { dir.url("keys/stranger.pub") }
 
+    /// The MiniLM weights `scripts/fetch-model.sh` puts in `models/` (absent when it could not).
+    public static let modelFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("models/all-MiniLM-L6-v2").path
+    public static var modelAvailable: Bool { FileManager.default.fileExists(atPath: "\(modelFolder)/model.safetensors") }
+
     /// - Parameter almanacBytes: size of the generated text of the extra `almanac` corpus (0: none).
-    public init(almanacBytes: Int = 0) throws {
+    /// - Parameter withModel: the `tides` corpus names all-MiniLM-L6-v2, so the tree holds its artifact.
+    public init(almanacBytes: Int = 0, withModel: Bool = false) throws {
         dir = TempDirectory("mirror-tree")
         for name in ["root", "tokens", "stranger"] { try Self.corpusd(["keygen", "--out", dir.url("keys"), "--name", name]) }
         try dir.write("catalog/tides/tides.md", "# Tides\n\n## Springs and neaps\n\nSpring tides follow the new and full moon; neap tides the quarter moons.\n")
@@ -27,18 +33,27 @@ public final class MirrorTreeFixture: @unchecked Sendable {
         try dir.write("catalog/atlas/maps.md", "# Maps\n\nA gazetteer of mountain passes and their cartography.\n")
         if almanacBytes > 0 { try Self.writeGeneratedText(into: dir.url("catalog/almanac"), bytes: almanacBytes) }
         ids = ["tides", "bread", "atlas"] + (almanacBytes > 0 ? ["almanac"] : [])
+        self.withModel = withModel
+        if withModel {
+            try FileManager.default.createDirectory(atPath: dir.url("models"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: dir.url("models/minilm"), withDestinationPath: Self.modelFolder)
+        }
         try writeCatalogSource()
     }
 
     private var ids: [String] = []
+    private let withModel: Bool
     private var versions: [String: String] = [:]
 
     private func writeCatalogSource() throws {
         let corpora = ids.map { id -> String in
             let access = id == "atlas" ? #""access":"entitled","tier":"gold""# : #""access":"free""#
-            return #"{"id":"\#(id)","version":"\#(versions[id] ?? "1")","title":"\#(id.capitalized)","source":"\#(id)",\#(access)}"#
+            let model = withModel && id == "tides" ? #","embedder":"all-MiniLM-L6-v2""# : ""
+            return #"{"id":"\#(id)","version":"\#(versions[id] ?? "1")","title":"\#(id.capitalized)","source":"\#(id)",\#(access)\#(model)}"#
         }
-        try dir.write("catalog/catalog.json", #"{"id":"\#(catalogID)","title":"Mirror test","corpora":[\#(corpora.joined(separator: ","))]}"#)
+        let embedders = withModel ? #""embedders":[{"id":"all-MiniLM-L6-v2","source":"../models/minilm"}],"# : ""
+        try dir.write("catalog/catalog.json",
+                      #"{"id":"\#(catalogID)","title":"Mirror test",\#(embedders)"corpora":[\#(corpora.joined(separator: ","))]}"#)
     }
 
     /// Runs `corpusd publish` (a new catalog version each time); throws when it fails.
