@@ -133,32 +133,26 @@ public struct MirrorUpdater: Sendable {
         let downloader = Downloader(home: mirror.work, client: client, retry: retry)
         var downloads: [(BundleRef, VerifiedDownload)] = []
         do {
-            for entry in wanted {
-                let id = entry.id, path = entry.bundle.path
-                let done = try await downloader.download(entry.bundle, from: [source], token: entry.access == .entitled ? token : nil) {
-                    progress(.downloading(corpus: id, path: path, $0))
-                }
-                do {
-                    try Self.checkManifest(of: done.path, entry: entry, root: up.root)
-                } catch {
-                    downloader.discard(sha256: entry.bundle.sha256)
-                    throw error
-                }
-                downloads.append((entry.bundle, done))
-                progress(.downloaded(corpus: id, path: path, bytes: done.size))
+            // Bundles, then models: each downloaded, then checked against the signed catalog.
+            let fetches = wanted.map { entry in
+                (label: entry.id, ref: entry.bundle, token: entry.access == .entitled ? token : nil,
+                 check: { (path: String) throws in try Self.checkManifest(of: path, entry: entry, root: up.root) })
+            } + wantedEmbedders.map { e in
+                (label: "embedder \(e.id)", ref: e.artifact, token: String?.none,
+                 check: { (path: String) throws in try Self.checkEmbedder(of: path, entry: e, root: up.root) })
             }
-            for e in wantedEmbedders {
-                let label = "embedder \(e.id)", path = e.artifact.path
-                let done = try await downloader.download(e.artifact, from: [source], token: nil) {
+            for fetch in fetches {
+                let label = fetch.label, path = fetch.ref.path
+                let done = try await downloader.download(fetch.ref, from: [source], token: fetch.token) {
                     progress(.downloading(corpus: label, path: path, $0))
                 }
                 do {
-                    try Self.checkEmbedder(of: done.path, entry: e, root: up.root)
+                    try fetch.check(done.path)
                 } catch {
-                    downloader.discard(sha256: e.artifact.sha256)
+                    downloader.discard(sha256: fetch.ref.sha256)
                     throw error
                 }
-                downloads.append((e.artifact, done))
+                downloads.append((fetch.ref, done))
                 progress(.downloaded(corpus: label, path: path, bytes: done.size))
             }
         } catch {
