@@ -12,7 +12,8 @@ import CorpusFormat
 /// that no catalog lists is not served at all (404): a stray or half-copied upload is never
 /// exposed ungated. The index is rebuilt when `catalog.json` or the `catalogs/` folder changes,
 /// checked at most once per `checkInterval`, and again at once when a bundle is not listed (it may
-/// have been published since); catalogs, being immutable, are parsed once each.
+/// have been published since) or listed as free only (a newer catalog may gate it); catalogs,
+/// being immutable, are parsed once each.
 final class CatalogIndex: Sendable {
     /// One corpus entry a bundle belongs to.
     struct Owner: Equatable, Sendable {

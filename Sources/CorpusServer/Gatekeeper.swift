@@ -50,8 +50,16 @@ final class Gatekeeper: Sendable {
         guard let owners = snapshot.owners(ofBundle: path) else {
             return segments.first == "bundles" ? .unlisted : .open
         }
-        let gated = owners.filter { $0.access == .entitled }
-        if gated.isEmpty { return .open }
+        var gated = owners.filter { $0.access == .entitled }
+        if gated.isEmpty {
+            // A free bundle may have turned entitled in a catalog published since the last check
+            // (same bytes, same path): look again before serving it ungated. Two `stat`s; the
+            // index is rebuilt only when the tree changed.
+            guard segments.first == "bundles" else { return .open }
+            snapshot = index.current(recheck: true)
+            gated = (snapshot.owners(ofBundle: path) ?? []).filter { $0.access == .entitled }
+            if gated.isEmpty { return .open }
+        }
         guard let verifier else { return .forbidden("this server has no entitlement key, so it serves no entitled bundles") }
         guard let token = Self.bearer(authorization) else {
             return .unauthenticated(.malformed(reason: authorization == nil ? "no bearer token was sent" : "the Authorization header is not a Bearer token"))

@@ -24,4 +24,21 @@ import CorpusTestSupport
         // A bundle no catalog lists is still not served.
         #expect(try f.get("/bundles/" + String(repeating: "0", count: 64) + ".corpus.zip").status == 404)
     }
+
+    /// The same bundle, free in one catalog and entitled in the next: from the moment the new
+    /// catalog is in the tree the bundle is gated, not at the next scheduled check.
+    @Test func aBundleThatTurnsEntitledIsGatedFromThePublishOn() throws {
+        let f = try ServerFixture { $0.catalogCheckInterval = .seconds(3600) }
+        let entry = try f.tree.addBundle(.init("turning", .free, size: 5_000))
+        try f.tree.republish { $0.append(entry) }
+        #expect(try f.get(f.bundle("turning")).status == 200)
+        try f.tree.republish { entries in
+            for i in entries.indices where entries[i].id == "turning" {
+                entries[i].access = .entitled
+                entries[i].tier = "gold"
+            }
+        }
+        #expect(try f.get(f.bundle("turning")).status == 401)
+        #expect(try f.get(f.bundle("turning"), headers: f.bearer(try f.tree.token(tiers: ["gold"]))).status == 200)
+    }
 }
