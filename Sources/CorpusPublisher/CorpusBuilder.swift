@@ -70,13 +70,13 @@ public enum CorpusBuilder {
                              embedder: any Embedder = HashingEmbedder(),
                              progress: (BuildProgress) -> Void = { _ in }) throws -> BuildSummary {
         try Identifier.validate(options.id, what: "corpus id")
+        let files = try Ingest.listing(options.source)
         let outDir = (output as NSString).deletingLastPathComponent
         let work = try makeWorkDirectory(in: outDir.isEmpty ? "." : outDir, for: (output as NSString).lastPathComponent)
         defer { FileIO.remove(work) }
         let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
 
-        let sourceBytes = (try? Ingest.files(under: options.source))?
-            .reduce(Int64(0)) { $0 + (FileIO.fileSize("\(options.source)/\($1)") ?? 0) } ?? 0
+        let sourceBytes = files.reduce(Int64(0)) { $0 + (FileIO.fileSize("\(options.source)/\($1)") ?? 0) }
         let large = sourceBytes > inMemoryPackLimit
         let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
@@ -85,7 +85,7 @@ public enum CorpusBuilder {
         var unembedded: [Passage] = []
         let skipped: [SkippedFile]
         do {
-            skipped = try Ingest.folder(options.source, filesPerGroup: filesPerGroup, width: Workers.besidePack,
+            skipped = try Ingest.folder(options.source, files: files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
                                         prepare: { PassageSplitter.passages(of: $0, document: 0) }) { group in
                 var rows = PackFeed.Rows()
                 for (document, passages) in group {
@@ -95,7 +95,7 @@ public enum CorpusBuilder {
                 }
                 pids += rows.passages.map(\.pid)
                 if large {
-                    try embed(rows.passages, with: embedder, into: vectors)
+                    try embed(rows.passages[...], with: embedder, into: vectors)
                 } else {
                     unembedded += rows.passages
                 }
@@ -144,36 +144,14 @@ public enum CorpusBuilder {
     static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter) throws {
         let base = passages.startIndex
         let batches = stride(from: base, to: passages.endIndex, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.endIndex) }
-        let results = BatchResults(count: batches.count)
+        let results = Workers.Slots<Result<[(values: [Int8], scale: Float)], Error>>(count: batches.count)
         Workers.forEach(batches.count, width: Workers.besidePack) { b in
             // What is embedded is what is searched: the section path and the text.
             let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
             results.set(b, Result { try embedder.embed(texts).map(Int8Quantizer.quantize) })
         }
         for b in batches.indices {
-            for row in try results.get(b) { try vectors.append(quantized: row.values, scale: row.scale) }
-        }
-    }
-
-    static func embed(_ passages: [Passage], with embedder: any Embedder, into vectors: VectorFileWriter) throws {
-        try embed(passages[...], with: embedder, into: vectors)
-    }
-
-    /// Embedding results of one group of batches, each slot written by one worker.
-    final class BatchResults: @unchecked Sendable {
-        private let lock = NSLock()
-        private var slots: [Result<[(values: [Int8], scale: Float)], Error>?]
-
-        init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-        func set(_ i: Int, _ r: Result<[(values: [Int8], scale: Float)], Error>) {
-            lock.lock(); defer { lock.unlock() }
-            slots[i] = r
-        }
-
-        func get(_ i: Int) throws -> [(values: [Int8], scale: Float)] {
-            lock.lock(); defer { lock.unlock() }
-            return try slots[i]!.get()
+            for row in try results.take(b)!.get() { try vectors.append(quantized: row.values, scale: row.scale) }
         }
     }
 

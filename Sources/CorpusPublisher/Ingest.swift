@@ -28,32 +28,38 @@ public enum Ingest {
 
     public static func folder(_ root: String) throws -> IngestResult {
         var documents: [SourceDocument] = []
-        let skipped = try folder(root, filesPerGroup: .max, width: ProcessInfo.processInfo.activeProcessorCount,
+        let skipped = try folder(root, files: try listing(root), filesPerGroup: .max, width: ProcessInfo.processInfo.activeProcessorCount,
                                  prepare: { _ in () }) { group in
             documents += group.map(\.document)
         }
         return IngestResult(documents: documents, skipped: skipped)
     }
 
-    /// Ingests a folder a group of files at a time, so a caller can consume one group while the
+    /// The files of a source folder to ingest (`files(under:)`), or `sourceNotFound` when it is
+    /// not a folder.
+    public static func listing(_ root: String) throws -> [String] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
+            throw PublisherError.sourceNotFound(path: root)
+        }
+        return try files(under: root)
+    }
+
+    /// Ingests `paths` (the folder's `listing`) a group of files at a time, so a caller can consume one group while the
     /// next is parsed. Within a group files are parsed on `width` cores, and `prepare` runs on each
     /// document right there (a builder splits it into passages); `body` then gets the group's
     /// documents in path order, on the calling thread. The order never depends on scheduling.
     /// - Returns: the files skipped, with reasons, in path order.
     public static func folder<Prepared: Sendable>(
-        _ root: String, filesPerGroup: Int, width: Int, prepare: @escaping @Sendable (SourceDocument) -> Prepared,
+        _ root: String, files paths: [String], filesPerGroup: Int, width: Int,
+        prepare: @escaping @Sendable (SourceDocument) -> Prepared,
         _ body: ([(document: SourceDocument, prepared: Prepared)]) throws -> Void
     ) throws -> [SkippedFile] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
-            throw PublisherError.sourceNotFound(path: root)
-        }
-        let paths = try files(under: root)
         var skipped: [SkippedFile] = []
         var first = 0
         while first < paths.count {
             let group = Array(paths[first..<(first + min(paths.count - first, max(1, filesPerGroup)))])
-            let slots = Slots<Outcome<Prepared>>(count: group.count)
+            let slots = Workers.Slots<Outcome<Prepared>>(count: group.count)
             Workers.forEach(group.count, width: width) { i in
                 let rel = group[i]
                 guard let kind = kind(of: rel) else { return }
@@ -98,29 +104,6 @@ public enum Ingest {
             return [kind == .text ? IngestText.document(path: path, text: text) : IngestMarkdown.document(path: path, text: text)]
         case .epub:
             return []
-        }
-    }
-
-    /// Result slots written by concurrent workers, each at its own index only, and read on
-    /// one thread after they all finished.
-    final class Slots<Value>: @unchecked Sendable {
-        private let values: UnsafeMutableBufferPointer<Value?>
-
-        init(count: Int) {
-            values = .allocate(capacity: count)
-            values.initialize(repeating: nil)
-        }
-
-        deinit {
-            values.deinitialize()
-            values.deallocate()
-        }
-
-        func set(_ i: Int, _ value: Value) { values[i] = value }
-
-        func take(_ i: Int) -> Value? {
-            defer { values[i] = nil }
-            return values[i]
         }
     }
 

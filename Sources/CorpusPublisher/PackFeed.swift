@@ -6,7 +6,7 @@ import CorpusFormat
 /// FTS5 indexing runs on one core, so the pack gets a thread of its own and the building
 /// thread goes on ingesting and embedding while rows are indexed. At most `capacity` groups of
 /// rows wait, so a fast producer cannot pile a whole corpus up in memory. A failure on the pack
-/// thread is thrown by the next `put` (or by `finish`), and the building thread stops there.
+/// thread is thrown by the next `put` (or by `wait`), and the building thread stops there.
 /// `wait` and `cancel` return only after the pack thread is done with every file.
 final class PackFeed: @unchecked Sendable {
     struct Rows: Sendable {

@@ -53,7 +53,7 @@ public final class PackWriter {
     /// - Parameter scratch: where rows go meanwhile: nil for memory (about the finished
     ///   pack's size), or a path that must not exist, removed when the writer goes away.
     public init(path: String, scratch: String? = nil) throws {
-        for p in [path] + (scratch.map { [$0] } ?? []) where FileIO.exists(p) {
+        for p in [path, scratch].compactMap({ $0 }) where FileIO.exists(p) {
             throw FormatError.io(operation: "create pack", path: p, errno: EEXIST)
         }
         destination = path

@@ -21,4 +21,27 @@ enum Workers {
             for i in stride(from: lane, to: count, by: lanes) { body(i) }
         }
     }
+
+    /// Results written by concurrent workers, each at its own index only, and read on one
+    /// thread after they all finished (`forEach` returning orders the writes before the reads).
+    final class Slots<Value>: @unchecked Sendable {
+        private let values: UnsafeMutableBufferPointer<Value?>
+
+        init(count: Int) {
+            values = .allocate(capacity: count)
+            values.initialize(repeating: nil)
+        }
+
+        deinit {
+            values.deinitialize()
+            values.deallocate()
+        }
+
+        func set(_ i: Int, _ value: Value) { values[i] = value }
+
+        func take(_ i: Int) -> Value? {
+            defer { values[i] = nil }
+            return values[i]
+        }
+    }
 }
