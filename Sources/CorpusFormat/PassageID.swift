@@ -24,13 +24,15 @@ public enum ContentDigest {
     public static func make<S: Sequence>(passageIDs: S, embedderID: String) -> String where S.Element == String {
         let d = Digest(.sha256)
         d.update(Array("corpus-content-v1\n".utf8))
-        var ids = passageIDs.map { Array($0.utf8) }
-        // Passage ids are ASCII, where byte order is String order; sorting bytes is many times
-        // faster than comparing Strings, which takes a whole build's worth of time at 100,000 ids.
+        // The sequence is read once (it may be single-pass). Passage ids are ASCII, where byte
+        // order is String order; sorting bytes is many times faster than comparing Strings,
+        // which takes a whole build's worth of time at 100,000 ids.
+        let strings = Array(passageIDs)
+        var ids = strings.map { Array($0.utf8) }
         if ids.allSatisfy({ $0.allSatisfy { $0 < 0x80 } }) {
             ids.sort { $0.lexicographicallyPrecedes($1) }
         } else {
-            ids = passageIDs.sorted().map { Array($0.utf8) }
+            ids = strings.sorted().map { Array($0.utf8) }
         }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(ids.reduce(0) { $0 + $1.count + 1 })
