@@ -40,9 +40,11 @@ final class Gatekeeper: Sendable {
     func decide(_ segments: [String], authorization: String?, now: Date = Date()) -> Decision {
         let path = segments.joined(separator: "/")
         var snapshot = index.current()
-        if snapshot.owners(ofBundle: path) == nil && segments.first == "bundles" {
-            // A bundle published since the last check: a client that just read the new catalog.json
-            // (served straight from disk) asks for it at once, so look again rather than 404 it.
+        // Before a bundle is refused as unlisted or served without a token, look at the tree
+        // again: a catalog published since the last check may list it (a client that just read
+        // the new catalog.json, served straight from disk, asks for it at once), or gate it (the
+        // same bytes, turned entitled). Two `stat`s; the index is rebuilt only if the tree changed.
+        if segments.first == "bundles", !(snapshot.owners(ofBundle: path) ?? []).contains(where: { $0.access == .entitled }) {
             snapshot = index.current(recheck: true)
         }
         // Any path a catalog names as a bundle is gated by that catalog, wherever it lives; other
@@ -50,16 +52,8 @@ final class Gatekeeper: Sendable {
         guard let owners = snapshot.owners(ofBundle: path) else {
             return segments.first == "bundles" ? .unlisted : .open
         }
-        var gated = owners.filter { $0.access == .entitled }
-        if gated.isEmpty {
-            // A free bundle may have turned entitled in a catalog published since the last check
-            // (same bytes, same path): look again before serving it ungated. Two `stat`s; the
-            // index is rebuilt only when the tree changed.
-            guard segments.first == "bundles" else { return .open }
-            snapshot = index.current(recheck: true)
-            gated = (snapshot.owners(ofBundle: path) ?? []).filter { $0.access == .entitled }
-            if gated.isEmpty { return .open }
-        }
+        let gated = owners.filter { $0.access == .entitled }
+        if gated.isEmpty { return .open }
         guard let verifier else { return .forbidden("this server has no entitlement key, so it serves no entitled bundles") }
         guard let token = Self.bearer(authorization) else {
             return .unauthenticated(.malformed(reason: authorization == nil ? "no bearer token was sent" : "the Authorization header is not a Bearer token"))
