@@ -65,17 +65,16 @@ import CorpusTestSupport
     /// blocks do not compress at all.
     static func sample(size: Int) -> Data {
         var out = Data(capacity: size)
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var rng = SplitMix64(seed: 1)
         let words = ["tide ", "harbour ", "lighthouse ", "spring ", "neap ", "chart ", "buoy "]
         while out.count < size {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            if state >> 54 == 0 {
+            let draw = rng.next()
+            if draw >> 54 == 0 {
                 for _ in 0..<min(512, size - out.count) {
-                    state = state &* 6364136223846793005 &+ 1442695040888963407
-                    out.append(UInt8(truncatingIfNeeded: state >> 33))
+                    out.append(UInt8(truncatingIfNeeded: rng.next()))
                 }
             } else {
-                out.append(contentsOf: words[Int(state >> 61) % words.count].utf8.prefix(size - out.count))
+                out.append(contentsOf: words[Int(draw >> 61) % words.count].utf8.prefix(size - out.count))
             }
         }
         return out

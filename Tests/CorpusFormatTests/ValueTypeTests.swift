@@ -105,11 +105,10 @@ import CorpusTestSupport
     /// 16-lane remainder, values that land on .5 after scaling, and an all-zero vector.
     @Test(arguments: [1, 5, 16, 17, 384, 390])
     func quantizerMatchesItsDefinition(dimension: Int) {
-        var state: UInt64 = UInt64(dimension) &* 0x9E37_79B9_7F4A_7C15
+        var rng = SplitMix64(seed: UInt64(dimension))
         for trial in 0..<200 {
             let v: [Float] = (0..<dimension).map { _ in
-                state = state &* 6364136223846793005 &+ 1442695040888963407
-                let x = Float(Int64(bitPattern: state) >> 40) / Float(1 << 23)
+                let x = Float(Int64(bitPattern: rng.next()) >> 40) / Float(1 << 23)
                 // Every seventh trial is on a coarse grid, so scaled values hit exact halves.
                 return trial == 1 ? 0 : trial % 7 == 0 ? (x * 254).rounded() / 254 : x
             }

@@ -2,6 +2,7 @@ import Testing
 import CorpusFormat
 import CorpusTestSupport
 import Foundation
+import Synchronization
 @testable import CorpusSync
 
 /// The installer on its own: real signed bundles installed into a real home folder, and the
@@ -144,17 +145,18 @@ import Foundation
         let env = try ClientTestEnvironment()
         let bundles = [try env.bundle(id: "tides", version: "1", words: "ebb"), try env.bundle(id: "knots", version: "1", words: "bowline")]
         try env.home.createFolders()
-        let results = ResultSlots(count: bundles.count)
+        let results = Mutex([Result<String, Error>?](repeating: nil, count: bundles.count))
         let installer = installer(env), keys = [env.key.publicKey]
         let expected = bundles.map(expectation)
         let paths = bundles.map(\.path)
         DispatchQueue.concurrentPerform(iterations: bundles.count) { i in
-            results.set(i, Result {
+            let outcome = Result {
                 try installer.install(bundlePath: paths[i], remote: "main", expected: expected[i], bundled: false,
                                       trustedKeys: keys, importLimit: 1)
-            }.map(\.id))
+            }.map(\.id)
+            results.withLock { $0[i] = outcome }
         }
-        let outcomes = results.all
+        let outcomes = results.withLock { $0.map { $0! } }
         #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1, "\(outcomes)")
         let refusals = outcomes.compactMap { r -> SyncError? in
             if case let .failure(e) = r { return e as? SyncError } else { return nil }
@@ -162,23 +164,5 @@ import Foundation
         #expect(refusals == [.importLimit(used: 1, limit: 1)])
         #expect(env.home.installed().count == 1)
         #expect(env.entries(env.home.staging).isEmpty)
-    }
-}
-
-/// Results written by concurrent workers, one slot each.
-private final class ResultSlots: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Result<String, Error>?]
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func set(_ i: Int, _ r: Result<String, Error>) {
-        lock.lock(); defer { lock.unlock() }
-        slots[i] = r
-    }
-
-    var all: [Result<String, Error>] {
-        lock.lock(); defer { lock.unlock() }
-        return slots.map { $0! }
     }
 }
