@@ -153,7 +153,7 @@ public struct CorpusClient: Sendable {
     /// carries out each action, attempting every one.
     public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
         let pending = try await fetchCatalogs()
-        KillPoint.reached("catalogs-fetched")
+        LifecycleStep.reached("catalogs-fetched")
         let plan = try planner(pending).planInstall(wanted)
         return try await execute(plan, pending: pending, progress: progress)
     }
@@ -161,7 +161,7 @@ public struct CorpusClient: Sendable {
     /// Brings installed corpora to their catalogs' latest, or to the set `wanted` names.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
         let pending = try await fetchCatalogs()
-        KillPoint.reached("catalogs-fetched")
+        LifecycleStep.reached("catalogs-fetched")
         let plan = try planner(pending).planSync(wanted: wanted, prune: prune)
         return try await execute(plan, pending: pending, progress: progress)
     }
@@ -202,9 +202,9 @@ public struct CorpusClient: Sendable {
                                          progress: progress)
         let changed = outcomes.contains { [.installed, .updated, .removed].contains($0.kind) }
         if changed || outcomes.allSatisfy({ $0.error == nil }) {
-            KillPoint.reached("before-catalog-commit")
+            LifecycleStep.reached("before-catalog-commit")
             for p in pending { try p.commit(home: home) }
-            KillPoint.reached("catalog-committed")
+            LifecycleStep.reached("catalog-committed")
         }
         return outcomes
     }
@@ -282,7 +282,7 @@ public struct CorpusClient: Sendable {
                         downloader.discard(sha256: offer.entry.bundle.sha256)
                         throw e
                     }
-                    KillPoint.reached("downloaded")
+                    LifecycleStep.reached("downloaded")
                     progress?(.verifying(name: name))
                     do {
                         try installer.install(bundlePath: download.path, remote: offer.remote,
@@ -295,7 +295,7 @@ public struct CorpusClient: Sendable {
                         throw error
                     }
                     downloader.discard(sha256: download.sha256)
-                    KillPoint.reached("download-discarded")
+                    LifecycleStep.reached("download-discarded")
                     progress?(.installed(name: name, version: offer.entry.version.description))
                     outcomes.append(Outcome(name: name, kind: previous == nil ? .installed : .updated,
                                             version: offer.entry.version.description, previousVersion: previous))
