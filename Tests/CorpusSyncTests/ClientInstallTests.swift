@@ -153,7 +153,7 @@ import Foundation
         let good = try env.bundle(id: "tides", version: "1", words: "ebb")
         try env.publish([try env.entry(good)])
         _ = try await env.client.install([WantedCorpus(id: "tides")])
-        let bad = try env.bundle(id: "tides", version: "2", words: "flood", tamperPack: corruptPack)
+        let bad = try env.bundle(id: "tides", version: "2", words: "flood", tamperPack: corruptPackPages)
         try env.publish([try env.entry(bad)])
         let before = env.snapshot
         let outcomes = try await env.client.sync(wanted: nil, prune: false)
