@@ -265,7 +265,7 @@ private final class TransferContext {
         let window = Double(now - windowStart) / 1e9
         if window >= stallTimeout {
             if Double(downloaded - windowStartBytes) < minimumBytesPerSecond * window {
-                failure = TransportError.stalled(seconds: stallTimeout)
+                failure = TransportError.tooSlow(minimumBytesPerSecond: minimumBytesPerSecond, seconds: stallTimeout)
                 return false
             }
             windowStart = now

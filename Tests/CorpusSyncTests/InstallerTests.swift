@@ -64,8 +64,8 @@ import Synchronization
         do {
             try installer(env).install(bundlePath: bad.path, remote: "main", expected: expectation(bad), bundled: false, trustedKeys: [env.key.publicKey])
             Issue.record("a corrupt pack was installed")
-        } catch let SyncError.malformed(what, reason) {
-            #expect(what == "pack of tides")
+        } catch let SyncError.unsafePack(corpus, reason) {
+            #expect(corpus == "main/tides")
             #expect(reason.contains("integrity check"), "\(reason)")
         }
         #expect(env.snapshot == before)
