@@ -26,7 +26,7 @@ import CorpusTestSupport
         let skipped = object?["skipped"] as? [[String: Any]]
         #expect(skipped?.count == 1 && skipped?.first?["corpus"] as? String == "main/tides", "\(r.stdout)")
         let error = skipped?.first?["error"] as? [String: Any]
-        #expect(error?["code"] as? String == "unsafe-pack", "\(String(describing: error))")
+        #expect(error?["code"] as? String == "io", "\(String(describing: error))")
         #expect(error?["hint"] as? String == "repair it with: corpus install main/tides", "\(String(describing: error))")
 
         let (installed, result) = try client.json(["install", "tides"])

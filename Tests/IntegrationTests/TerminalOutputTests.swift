@@ -69,10 +69,14 @@ import CorpusTestSupport
         }
         // The text is shown, escaped, not dropped.
         let catalog = try client.run(["catalog"])
-        #expect(catalog.stdout.contains("Harbour notes "), "\(catalog.stdout)")
-        #expect(catalog.stdout.contains("spoofed"), "\(catalog.stdout)")
+        #expect(catalog.stdout.contains(TerminalText.sanitizeLine(Self.title)), "\(catalog.stdout)")
+        #expect(catalog.stdout.contains(TerminalText.sanitize(Self.description)), "\(catalog.stdout)")
+        #expect(catalog.stdout.contains(#"\x1b[2J\x1b]8;;http://evil.example/\x07click"#), "\(catalog.stdout)")
+        #expect(catalog.stdout.contains(#"<U+202E>gnp.exe\rspoofed <U+009B>31mred\x7f"#), "\(catalog.stdout)")
         let search = try client.run(["search", "tidewater"])
-        #expect(search.stdout.contains("soundings"), "\(search.stdout)")
+        #expect(search.stdout.contains("«tidewater» " + TerminalText.sanitizeLine("soundings " + Self.hostile)), "\(search.stdout)")
+        let missing = try client.run(["show", "ghost\u{1B}[2J"])
+        #expect(missing.stderr.contains(#"ghost\x1b[2J"#), "\(missing.stderr)")
     }
 
     @Test func jsonOutputKeepsTheExactText() async throws {
