@@ -39,6 +39,15 @@ import Foundation
         }
     }
 
+    @Test func aNameSeveralCatalogsOfferIsUnresolvedWithItsCandidates() throws {
+        let tree = try StaticTreeFixture(bundleSize: 64)
+        let docs = tree.entry(id: "docs")
+        let planner = SyncPlanner(offered: [OfferedCorpus(remote: "a", entry: docs), OfferedCorpus(remote: "b", entry: docs)],
+                                  installed: [], importLimit: nil)
+        #expect(planner.unresolved([WantedCorpus(id: "docs"), WantedCorpus(id: "a/docs")], remotes: ["a", "b"])
+                == ["docs (offered by several catalogs; use one of a/docs, b/docs)"])
+    }
+
     static func message(_ entries: [String]) -> String {
         "the wanted-file names what no catalog offers: \(entries.joined(separator: "; ")); nothing was installed or removed"
     }
