@@ -41,15 +41,7 @@ extension SyncTestEnvironment {
     func expectRefusal<T>(_ expected: SyncError, except partials: [String], sourceLocation: SourceLocation = #_sourceLocation,
                           _ body: () async throws -> T) async {
         let ignored = Set(partials.flatMap { ["downloads/\($0).part", "downloads/\($0).part.json"] })
-        let before = DirectorySnapshot(home.root) { ignored.contains($0) }
-        do {
-            _ = try await body()
-            Issue.record("expected \(expected), but it succeeded", sourceLocation: sourceLocation)
-        } catch let e as SyncError {
-            #expect(e == expected, sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
-        }
-        #expect(DirectorySnapshot(home.root) { ignored.contains($0) } == before, sourceLocation: sourceLocation)
+        await expectRefusal(described: "\(expected)", snapshot: { DirectorySnapshot(self.home.root) { ignored.contains($0) } },
+                            sourceLocation: sourceLocation, { #expect($0 == expected, sourceLocation: sourceLocation) }, body)
     }
 }
