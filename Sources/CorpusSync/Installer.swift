@@ -87,13 +87,15 @@ public struct Installer: Sendable {
             } catch let e as SyncError {
                 throw e
             } catch {
-                throw SyncError.malformed(what: "pack of \(manifest.id)", reason: String(describing: error))
+                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", reason: String(describing: error))
             }
             LifecycleStep.reached("pack-checked")
             let size = FileIO.fileSize(bundlePath) ?? 0
             let sha = try bundleSHA256(bundlePath)
-            let record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
+            var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
                                        bundleSHA256: sha, bundleSize: size, installed: Date())
+            // Verified just now: later runs compare against these to notice damage without hashing.
+            record.files = FileStamp.folder(staging)
             try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
             LifecycleStep.reached("install-record-written")
         }
