@@ -1,4 +1,5 @@
 import Foundation
+import CorpusFormat
 
 /// EPUB (`.epub`): every XHTML chapter of the spine becomes its own document.
 ///
@@ -13,9 +14,10 @@ enum IngestEPUB {
     static let maxChapters = 10_000
     static let chapterTypes: Set<String> = ["application/xhtml+xml", "text/html"]
 
-    static func documents(path: String, file: String) throws(IngestFailure) -> [SourceDocument] {
+    /// The chapters of the EPUB open in `file` (opened by `SourceFolder`, so never through a link).
+    static func documents(path: String, file: FileHandleReader) throws(IngestFailure) -> [SourceDocument] {
         let zip: ZipArchiveReader
-        do { zip = try ZipArchiveReader(path: file) } catch { throw IngestFailure("corrupt EPUB: \(error.reason)") }
+        do { zip = try ZipArchiveReader(descriptor: file.descriptor) } catch { throw IngestFailure("corrupt EPUB: \(error.reason)") }
         do {
             return try read(zip, path: path)
         } catch let e as ZipArchiveReader.Failure {
@@ -29,8 +31,12 @@ enum IngestEPUB {
 
     private static func read(_ zip: ZipArchiveReader, path: String) throws -> [SourceDocument] {
         guard let container = XMLTree(try zip.read("META-INF/container.xml", limit: maxMetadataBytes), flavor: .xml),
-              let opfPath = container.root?.descendants(named: "rootfile").first?.attribute("full-path"), !opfPath.isEmpty else {
+              let named = container.root?.descendants(named: "rootfile").first?.attribute("full-path"), !named.isEmpty else {
             throw IngestFailure("corrupt EPUB: META-INF/container.xml names no package file")
+        }
+        // full-path is relative to the root of the book (OCF 3.0 §3.5.1); it may not climb out of it.
+        guard let opfPath = resolve(named, base: "") else {
+            throw IngestFailure("corrupt EPUB: package path \(named.debugDescription) leaves the book")
         }
         guard let opf = XMLTree(try zip.read(opfPath, limit: maxMetadataBytes), flavor: .xml), let package = opf.root else {
             throw IngestFailure("corrupt EPUB: \(opfPath) is not XML")
