@@ -37,7 +37,8 @@ public struct BuildSummary: Sendable {
     /// The signed manifest, members filled in.
     public var manifest: Manifest
     public var skipped: [SkippedFile]
-    /// Fields of the corpus and of its documents that hold terminal control characters (stored as they are).
+    /// Documents whose path, title or text holds terminal control characters (stored as they are).
+    /// The corpus's own fields are the caller's: `TextWarning.corpusFields`.
     public var warnings: [TextWarning]
     public var output: String
     public var bytes: Int64
@@ -86,12 +87,13 @@ public enum CorpusBuilder {
         var documents = 0
         var pids: [String] = []
         var unembedded: [Passage] = []
-        var warnings = TextWarning.corpusFields(id: options.id, title: options.title, description: options.description,
-                                                license: options.license, language: options.language)
+        var warnings: [TextWarning] = []
         let skipped: [SkippedFile]
         do {
             skipped = Ingest.merged(listing.skipped, try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
-                                        prepare: { [id = options.id] in (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id)) }) { group in
+                                        prepare: { [id = options.id] in
+                                            (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id))
+                                        }) { group in
                 var rows = PackFeed.Rows()
                 for (document, (passages, documentWarnings)) in group {
                     warnings += documentWarnings
