@@ -31,6 +31,8 @@ public final class SourceFolder: Sendable {
     let directory: ConfinedDirectory
 
     static let leaving = "symbolic link leaving the source folder"
+    static let replaced = "replaced by a symbolic link after the folder was listed"
+    static let removed = "removed after the folder was listed"
 
     /// Opens the folder; `sourceNotFound` when it is missing or not a folder.
     public init(_ path: String) throws {
@@ -50,7 +52,14 @@ public final class SourceFolder: Sendable {
         func visit(_ rel: String) throws {
             let entries: [(name: String, kind: ConfinedDirectory.EntryKind)]
             do { entries = try directory.entries(rel) } catch {
-                throw FormatError.io(operation: "list", path: rel.isEmpty ? path : "\(path)/\(rel)", errno: EACCES)
+                // A subfolder swapped for a link (or removed) while the walk went on is not entered.
+                if !rel.isEmpty, error == .symbolicLink || error == .missing || error == .notRegularFile {
+                    skipped.append(SkippedFile(path: rel, reason: error == .symbolicLink ? Self.replaced : Self.removed))
+                    return
+                }
+                let code: Int32
+                if case let .failed(errno) = error { code = errno } else { code = ENOENT }
+                throw FormatError.io(operation: "list", path: rel.isEmpty ? path : "\(path)/\(rel)", errno: code)
             }
             for (name, kind) in entries where !name.hasPrefix(".") {
                 let child = rel.isEmpty ? name : "\(rel)/\(name)"
@@ -106,8 +115,8 @@ public final class SourceFolder: Sendable {
             return try directory.openFile(file.physical)
         } catch {
             switch error {
-            case .symbolicLink: throw IngestFailure("replaced by a symbolic link after the folder was listed")
-            case .missing: throw IngestFailure("removed after the folder was listed")
+            case .symbolicLink: throw IngestFailure(Self.replaced)
+            case .missing: throw IngestFailure(Self.removed)
             case .notRegularFile: throw IngestFailure("not a regular file")
             case let .failed(code): throw IngestFailure("cannot be read (\(String(cString: strerror(code))))")
             }

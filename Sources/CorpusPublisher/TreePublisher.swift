@@ -63,20 +63,8 @@ public enum TreePublisher {
                                embedder: any Embedder = HashingEmbedder(),
                                progress: (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         guard expiryRange.contains(expiresIn) else { throw PublisherError.expiryOutOfRange(seconds: expiresIn, range: expiryRange) }
-        // Everything that can refuse without building is checked before the first write.
         let source = try CatalogSource.load(directory: catalogDirectory)
-        let chain = try RootKeyChain.load(tree: output)
-        try chain.checkSigner(key)
-        let history = try TreeHistory.load(tree: output)
-        try history.checkCatalogID(source.id, tree: output)
-        for e in source.corpora {
-            try history.checkVersion(corpus: e.id, version: e.version)
-            let path = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil) else {
-                throw PublisherError.sourceNotFound(path: path)
-            }
-        }
+        let (chain, history) = try checkBeforeBuilding(source, catalogDirectory: catalogDirectory, tree: output, key: key)
         let embedders = try PublishEmbedders(source: source, catalogDirectory: catalogDirectory, fallback: embedder)
 
         for dir in ["", "/bundles", "/catalogs", "/keys"] { try FileIO.createDirectory(output + dir) }
@@ -116,14 +104,33 @@ public enum TreePublisher {
                               expires: now.addingTimeInterval(expiresIn), rootVersion: rootDoc!.version,
                               corpora: prepared.map(catalogEntry),
                               embedders: artifacts.isEmpty ? nil : artifacts.map(\.entry).sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
-        let warnings = TextWarning.catalogFields(catalog) + prepared.flatMap(\.warnings)
-        for w in TextWarning.catalogFields(catalog) { progress(.textWarning(w)) }
+        let catalogWarnings = TextWarning.catalogFields(catalog)
+        for w in catalogWarnings { progress(.textWarning(w)) }
         try writeCatalog(catalog, key: key, tree: output)
 
         let removed = removeUnreferencedBundles(tree: output, keep: catalog, now: now)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
-                              createdRootKey: chain.current == nil, warnings: warnings)
+                              createdRootKey: chain.current == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings))
+    }
+
+    /// Everything that can refuse without building, before the first write: the key is the tree's
+    /// current root, the catalog id is the tree's, no corpus version goes down, every path exists.
+    static func checkBeforeBuilding(_ source: CatalogSource, catalogDirectory: String, tree: String,
+                                    key: SecretKey) throws -> (RootKeyChain, TreeHistory) {
+        let chain = try RootKeyChain.load(tree: tree)
+        try chain.checkSigner(key)
+        let history = try TreeHistory.load(tree: tree)
+        try history.checkCatalogID(source.id, tree: tree)
+        for e in source.corpora {
+            try history.checkVersion(corpus: e.id, version: e.version)
+            let path = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil) else {
+                throw PublisherError.sourceNotFound(path: path)
+            }
+        }
+        return (chain, history)
     }
 
     /// Reuses a corpus's bundle from the tree when its inputs are unchanged, else builds it (or copies
