@@ -7,8 +7,10 @@ import CorpusFormat
 /// reused only when its input digest matches and the bundle file it names still hashes right.
 struct BuildCache: Codable {
     static let fileName = ".build-cache.json"
-    /// Bump when ingest, splitting or pack writing change what a build produces.
-    static let builderVersion = "corpus-build-v1"
+    /// Bump when ingest, splitting or pack writing change what a build produces. v2: links leaving
+    /// the source folder skipped, DOCTYPE internal subsets dropped, too-deep HTML skipped. A corpus
+    /// whose content this changes needs a new version to be published again (TreeHistory).
+    static let builderVersion = "corpus-build-v2"
 
     struct Entry: Codable {
         var inputs: String
