@@ -121,8 +121,8 @@ final class RequestHandler: Sendable {
         return nil
     }
 
+    /// The answer to a complete request that `early` let through (`ServerCore` asks in that order).
     func respond(_ req: HTTPRequest) -> HTTPResponse {
-        if let refusal = early(req) { return refusal }
         let target: RequestTarget
         do {
             target = try RequestTarget.parse(req.rawTarget)

@@ -20,9 +20,11 @@ final class RequestHeadDeadline: Sendable {
 
     private let limit: Duration
     private let entries = Mutex([UInt: Entry]())
-    private let stopRequested = Atomic<Bool>(false)
+    /// Signalled by `stop`: ends the watcher's wait at once instead of at the next tick.
+    private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
 
     /// `seconds` 0 turns the bound off.
     init(seconds: Int) {
@@ -51,9 +53,9 @@ final class RequestHeadDeadline: Sendable {
         guard limit > .zero, !running.exchange(true, ordering: .relaxed) else { return }
         // Look four times per bound, at most every 250 ms: a head is cut off within 1.25 bounds.
         let tick = min(limit / 4, .milliseconds(250))
+        let nanoseconds = Int(tick.components.seconds) * 1_000_000_000 + Int(tick.components.attoseconds / 1_000_000_000)
         let thread = Thread { [self] in
-            while !stopRequested.load(ordering: .relaxed) {
-                Thread.sleep(forTimeInterval: Double(tick.components.seconds) + Double(tick.components.attoseconds) / 1e18)
+            while wake.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
                 expire(now: .now)
             }
             finished.signal()
@@ -64,7 +66,8 @@ final class RequestHeadDeadline: Sendable {
 
     /// Stops the watcher and waits for it to exit.
     func stop() {
-        guard running.load(ordering: .relaxed), !stopRequested.exchange(true, ordering: .relaxed) else { return }
+        guard running.load(ordering: .relaxed), !stopped.exchange(true, ordering: .relaxed) else { return }
+        wake.signal()
         finished.wait()
     }
 

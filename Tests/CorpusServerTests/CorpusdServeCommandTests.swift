@@ -49,22 +49,12 @@ import CorpusTestSupport
         let size = 16 << 20
         let tree = try ServerTestTree(specs: [.init("big", .free, size: size)])
         let server = try ServerProcess(Self.corpusd, ["serve", tree.root, "--listen", "127.0.0.1:{PORT}"])
-        let out = TempDirectory("curl")
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: try ProcessRunner.which("curl"))
-        // A slow client: about two seconds for the whole file.
-        curl.arguments = ["-s", "--limit-rate", "8M", "-o", out.url("big"), "-w", "%{http_code}", server.url + "/" + tree.bundlePaths["big"]!]
-        let status = Pipe()
-        curl.standardOutput = status
-        try curl.run()
-        defer { if curl.isRunning { curl.terminate() } }
-        // Wait until the download is under way, then ask the server to stop.
-        let deadline = Date().addingTimeInterval(20)
-        while ((try? FileManager.default.attributesOfItem(atPath: out.url("big")))?[.size] as? Int ?? 0) == 0 && Date() < deadline { usleep(20_000) }
+        // A slow client, under way; then ask the server to stop.
+        let download = try SlowCurlDownload(server.url + "/" + tree.bundlePaths["big"]!)
         #expect(server.stop(timeout: 60) == 0)
-        curl.waitUntilExit()
-        #expect(String(decoding: status.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
-        #expect(FileManager.default.contents(atPath: out.url("big")) == tree.bundleBytes["big"])
+        let (status, body) = download.finish()
+        #expect(status == "200")
+        #expect(body == tree.bundleBytes["big"])
         #expect(server.stderr.contains("SIGTERM: finishing downloads in flight"))
         #expect((try? RawConnection(port: server.port, timeout: 1)) == nil, "still listening after exit")
     }
