@@ -169,9 +169,14 @@ final class RequestHandler: Sendable {
     /// `GET /_auth` for nginx `auth_request`: 204 when the original request may proceed, else 401
     /// or 403 by the same rules as a direct download. The original path comes from the
     /// `X-Original-URI` header (nginx: `proxy_set_header X-Original-URI $request_uri;`), raw and
-    /// still encoded, so it is decoded exactly once, here, like any request-target; or from `?path=`.
+    /// still encoded, so it is decoded exactly once, here, like any request-target; or from `?path=`
+    /// (one only; the header wins over it).
     /// nginx accepts only 2xx, 401 and 403 from an auth subrequest, so every refusal is one of those.
     private func authorize(_ req: HTTPRequest, _ target: RequestTarget) -> HTTPResponse {
+        // Two paths would be answered for the first while the asker may mean the other.
+        guard target.query.filter({ $0.name == "path" }).count <= 1 else {
+            return .text(400, "400 /_auth takes one path: more than one path parameter was given")
+        }
         guard let original = req.header("x-original-uri") ?? target.queryValue("path") else {
             return .text(400, "400 /_auth needs an X-Original-URI header or a path parameter")
         }
