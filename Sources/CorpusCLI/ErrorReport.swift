@@ -74,6 +74,13 @@ extension ErrorReport {
             return ErrorReport(code: "integrity", message: "refused: \(m)", hint: "the download was damaged or tampered with and was discarded; retry or use another mirror", exit: .verification)
         case .catalogMismatch, .malformed:
             return ErrorReport(code: "unsafe-input", message: "refused: \(m)", hint: "the catalog or bundle is not usable; tell its publisher", exit: .verification)
+        case .unsafePack:
+            return ErrorReport(code: "unsafe-pack", message: "refused: \(m)",
+                               hint: "the bundle is signed but its pack is damaged or unsafe; nothing was installed; tell the catalog's publisher", exit: .verification)
+        case .wantedNotOffered:
+            return ErrorReport(code: "not-found", message: m, hint: "correct the wanted-file; corpus catalog lists what is offered", exit: .notFound)
+        case .localFileDamaged:
+            return ErrorReport(code: "local-file", message: m, hint: e.localFileAdvice ?? "", exit: .localIO)
         case .entitlementRequired:
             return ErrorReport(code: "entitlement", message: m, hint: "get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login", exit: .entitlement)
         case .entitlementDenied:

@@ -45,7 +45,7 @@ final class ProgressRenderer: @unchecked Sendable {
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let eta = p.eta.map { String(format: " ETA %.0fs", $0) } ?? ""
-            console.progress("\r\(name) \(bar) \(ByteFormat.size(p.bytesDone))/\(ByteFormat.size(p.total)) \(ByteFormat.size(Int64(p.bytesPerSecond)))/s\(eta)   ")
+            console.redraw("\(name) \(bar) \(ByteFormat.size(p.bytesDone))/\(ByteFormat.size(p.total)) \(ByteFormat.size(Int64(p.bytesPerSecond)))/s\(eta)   ")
             drewBar = true
         case let .verifying(name):
             if drewBar { console.progress("\n"); drewBar = false }

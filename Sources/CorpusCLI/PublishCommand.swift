@@ -10,17 +10,11 @@ enum PublishCommand {
         positionals: 1...1,
         options: [.value("--out", "the static tree to write (created if missing)"),
                   .value("--key", "the tree's current root secret key"),
-                  .value("--expires", "catalog lifetime such as 12h, 30d, 2w (default: 30d)")],
+                  .value("--expires", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")],
         required: ["--out", "--key"])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        var expires = TreePublisher.defaultExpiry
-        if let text = cmd.value("--expires") {
-            guard let d = Timestamp.duration(text) else {
-                throw UsageError.invalidValue(option: "--expires", value: text, expected: "a duration like 12h, 30d or 2w")
-            }
-            expires = d
-        }
+        let expires = try cmd.value("--expires").map { try DurationOption.catalogExpiry.parse($0) } ?? TreePublisher.defaultExpiry
         let key = try SecretKey(contentsOf: cmd.value("--key")!)
         let out = cmd.value("--out")!
         let summary = try PublisherReport.mapping {
@@ -32,13 +26,15 @@ enum PublishCommand {
                 switch step {
                 case let .building(id): if !console.quiet { console.progress("building \(id)…\n") }
                 case let .built(id, documents, passages, skipped):
-                    for s in skipped { console.err("\(id): skipped \(s.path): \(s.reason)") }
+                    for s in skipped { console.err("\(id): \(PublisherReport.line(s))") }
                     if !console.quiet { console.progress("built \(id): \(documents) document(s), \(passages) passage(s)\n") }
                 case let .reused(id): if !console.quiet { console.progress("\(id) unchanged\n") }
                 case let .embedderFallback(corpus, embedder, fallback, reason):
                     console.err("note: \(corpus) asks for embedder \(embedder), built with \(fallback) instead: \(reason)")
                 case let .embedderPublished(id, digest, path, reused):
                     if !console.quiet { console.progress("embedder \(id) \(digest.prefix(12))… \(reused ? "unchanged" : "published"): \(path)\n") }
+                case let .textWarning(w):
+                    console.err(PublisherReport.line(w))
                 }
             }
         }
@@ -46,6 +42,7 @@ enum PublishCommand {
         if console.json {
             console.emit(["catalog": c.id, "version": c.version, "expires": c.expires, "root_version": c.rootVersion,
                           "built": summary.built, "reused": summary.reused, "removed": summary.removed,
+                          "warnings": summary.warnings.map(PublisherReport.json),
                           "corpora": c.corpora.map { ["id": $0.id, "version": $0.version.description, "bundle": $0.bundle.path, "size": $0.bundle.size] }])
         } else {
             if summary.createdRootKey { console.info("created root key 1 (\(key.keyID)): \(out)/keys/root-1.json, \(out)/keys/root.pub") }

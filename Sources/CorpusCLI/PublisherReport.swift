@@ -29,7 +29,35 @@ enum PublisherReport {
             return ErrorReport(code: "same-key", message: e.description, hint: "make a new key with corpusd keygen", exit: .usage)
         case .invalidPrebuiltBundle:
             return ErrorReport(code: "prebuilt-bundle", message: e.description, hint: "rebuild it with corpusd build and the publishing key", exit: .verification)
+        case let .catalogIDChanged(_, published, catalog):
+            return ErrorReport(code: "catalog-id-changed", message: e.description,
+                               hint: "to start catalog \(catalog), publish it to a fresh --out folder and have clients add that with corpus remote add; to keep this tree, set \"id\" back to \(published)",
+                               exit: .usage)
+        case let .versionReused(corpus, version, _):
+            return ErrorReport(code: "version-reused", message: e.description,
+                               hint: "bump the version of \(corpus) in catalog.json: clients that installed version \(version) would never see the change", exit: .usage)
+        case let .versionLowered(corpus, _, published, _):
+            return ErrorReport(code: "version-lowered", message: e.description,
+                               hint: "versions only go up: give \(corpus) a version above \(published) in catalog.json", exit: .usage)
+        case .expiryOutOfRange:
+            return ErrorReport(code: "usage", message: e.description, hint: "give --expires \(DurationOption.catalogExpiry.bounds)", exit: .usage)
+        case .linkLeavesFolder:
+            return ErrorReport(code: "link-outside", message: e.description, hint: "copy the file into the folder (cp -L) instead of linking to it", exit: .usage)
         }
+    }
+
+    /// A skipped file as one line; the path is a file name from the source folder and may hold anything.
+    static func line(_ s: SkippedFile) -> String {
+        TerminalText.sanitizeLine("skipped \(s.path): \(s.reason)")
+    }
+
+    /// A text warning as one line (its text is already rendered safe).
+    static func line(_ w: TextWarning) -> String {
+        "warning: \(w.owner): \(w.field) holds terminal control characters, published as they are: \(w.rendered)"
+    }
+
+    static func json(_ w: TextWarning) -> [String: Any] {
+        ["owner": w.owner, "field": w.field, "text": w.rendered]
     }
 
     static func json(_ step: BuildProgress) -> [String: Any] {
@@ -52,6 +80,8 @@ enum PublisherReport {
             return ["event": "embedder_fallback", "id": corpus, "embedder": embedder, "fallback": fallback, "reason": reason]
         case let .embedderPublished(id, digest, path, reused):
             return ["event": "embedder", "id": id, "digest": digest, "path": path, "reused": reused]
+        case let .textWarning(w):
+            return json(w).merging(["event": "warning"]) { a, _ in a }
         }
     }
 }

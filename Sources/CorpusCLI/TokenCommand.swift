@@ -16,14 +16,24 @@ enum TokenCommand {
                   .value("--sub", "who the token is for (user or account id)"),
                   .value("--corpora", "comma-separated corpus ids it covers"),
                   .value("--tier", "comma-separated catalog tiers it covers"),
-                  .value("--expires", "lifetime, e.g. 90s, 12h, 30d, 2w (default 30d)"),
-                  .value("--import-limit", "how many non-bundled corpora the holder may install"),
+                  .value("--expires", "lifetime, e.g. 90s, 12h, 30d, 2w, \(DurationOption.tokenLifetime.bounds) (default 30d)"),
+                  .value("--import-limit", "how many non-bundled corpora the holder may install (0 to \(importLimits.upperBound))"),
                   .value("--aud", "the catalog id the token is for"),
                   .value("--catalog", "a published tree to read the catalog id from (instead of --aud)"),
                   .value("--iss", "issuer name (default corpusd)")],
         required: ["--key", "--sub"])
 
     static let defaultLifetime: TimeInterval = 30 * 86400
+    /// More corpora than anyone installs, and far below what a JSON number loses precision at.
+    static let importLimits = 0...10_000
+
+    /// A claim that ends up in a token and in servers' logs: 1-256 bytes, no control characters.
+    private static func printable(_ value: String, option: String) throws -> String {
+        guard !value.isEmpty, value.utf8.count <= 256, !TerminalText.containsUnsafe(value), !value.contains("\n"), !value.contains("\t") else {
+            throw UsageError.invalidValue(option: option, value: value, expected: "1-256 printable characters")
+        }
+        return value
+    }
 
     static func issue(_ cmd: ParsedCommand, _ console: Console) throws {
         let corpora = list(cmd.value("--corpora")), tiers = list(cmd.value("--tier"))
@@ -33,23 +43,20 @@ enum TokenCommand {
                 throw UsageError.invalidValue(option: option, value: name, expected: "a valid id (1-64 of a-z 0-9 . _ -, starting with a letter or digit)")
             }
         }
-        let subject = cmd.value("--sub")!
-        guard !subject.isEmpty, subject.utf8.count <= 256, !subject.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
-            throw UsageError.invalidValue(option: "--sub", value: subject, expected: "1-256 printable characters")
-        }
-        var lifetime = defaultLifetime
-        if let e = cmd.value("--expires") {
-            guard let d = Timestamp.duration(e) else { throw UsageError.invalidValue(option: "--expires", value: e, expected: "a duration like 90s, 12h, 30d or 2w") }
-            lifetime = d
-        }
+        let subject = try printable(cmd.value("--sub")!, option: "--sub")
+        let issuer = try printable(cmd.value("--iss") ?? "corpusd", option: "--iss")
+        let lifetime = try cmd.value("--expires").map { try DurationOption.tokenLifetime.parse($0) } ?? defaultLifetime
         var limit: Int?
         if let l = cmd.value("--import-limit") {
-            guard let n = Int(l), n >= 0 else { throw UsageError.invalidValue(option: "--import-limit", value: l, expected: "a whole number of corpora, 0 or more") }
+            guard let n = Int(l), importLimits.contains(n) else {
+                throw UsageError.invalidValue(option: "--import-limit", value: l,
+                                              expected: "a whole number of corpora from \(importLimits.lowerBound) to \(importLimits.upperBound)")
+            }
             limit = n
         }
         let audience = try audience(cmd)
         let key = try SecretKey(contentsOf: cmd.value("--key")!)
-        let token = try EntitlementToken.issue(key: key, issuer: cmd.value("--iss") ?? "corpusd", subject: subject, audience: audience,
+        let token = try EntitlementToken.issue(key: key, issuer: issuer, subject: subject, audience: audience,
                                                corpora: corpora, tiers: tiers, importLimit: limit, lifetime: lifetime)
         if console.json {
             var o: [String: Any] = ["token": token.compact, "aud": audience, "sub": subject, "jti": token.claims.tokenID ?? "",

@@ -94,8 +94,16 @@ public final class CorpusLibrary: Sendable {
     /// available unless that corpus (or the whole search) is lexical-only, and the open error of
     /// any selected corpus that cannot be opened.
     public func search(_ query: String, options: SearchOptions = SearchOptions()) async throws -> [Hit] {
+        try await searchReport(query, options: options).hits
+    }
+
+    /// `search`, saying which selected corpora were skipped because they could not be opened or
+    /// read (a damaged pack, a missing file): one damaged corpus does not stop the others. Throws
+    /// the first corpus's error when every selected corpus was skipped.
+    public func searchReport(_ query: String, options: SearchOptions = SearchOptions()) async throws -> SearchReport {
         try Task.checkCancellation()
-        let corpora = try select(options.corpora)
+        var (corpora, skipped) = try select(options.corpora)
+        let selectedCount = corpora.count + skipped.count
         // Stop words ("the", "is", …) match nearly every passage and only add noise to both
         // channels; they are dropped unless the query has nothing else.
         let tokens = FTSQuery.contentTokens(FTSQuery.tokens(query))
@@ -141,7 +149,14 @@ public final class CorpusLibrary: Sendable {
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
             if lexicalDepth > 0 {
-                let lexical = try corpus.lexicalSearchStaged(tokens: tokens, limit: lexicalDepth)
+                // A pack that opened but cannot be read (corrupt pages) skips its corpus, not the search.
+                let lexical: [(row: Int32, stage: Int)]
+                do {
+                    lexical = try corpus.lexicalSearchStaged(tokens: tokens, limit: lexicalDepth)
+                } catch {
+                    skipped.append(SkippedCorpus(name: corpus.name, error: error))
+                    continue
+                }
                 for (i, hit) in lexical.enumerated() {
                     lexicalHits.append((key: PassageKey(corpus: c, row: hit.row), stage: hit.stage, rank: i + 1))
                 }
@@ -177,17 +192,21 @@ public final class CorpusLibrary: Sendable {
         for c in Set(fused.map(\.key.corpus)) {
             details[c] = try corpora[c].details(rows: fused.filter { $0.key.corpus == c }.map(\.key.row), tokens: tokens)
         }
-        return fused.compactMap { f in
+        let hits = fused.compactMap { f -> Hit? in
             let corpus = corpora[f.key.corpus]
             guard let d = details[f.key.corpus]?[f.key.row] else { return nil }
             return Hit(corpus: corpus.id, remote: corpus.remote, version: corpus.version.description, passageID: d.passageID,
                        document: d.documentPath, documentTitle: d.documentTitle, section: d.section, text: d.text,
                        snippet: d.snippet, score: f.score, lexicalRank: f.ranks[.lexical], vectorRank: f.ranks[.vector])
         }
+        // Every selected corpus skipped: nothing was searched, and saying "no results" would hide it.
+        if let first = skipped.first, Set(skipped.map(\.name)).count == selectedCount { throw first.error }
+        return SearchReport(hits: hits, skipped: skipped)
     }
 
-    /// The corpora a search covers: all installed, or those `names` selects (`id` or `remote/id`).
-    func select(_ names: [String]) throws -> [InstalledCorpus] {
+    /// The corpora a search covers: all installed, or those `names` selects (`id` or `remote/id`),
+    /// opened, and the selected ones that could not be opened.
+    func select(_ names: [String]) throws -> (open: [InstalledCorpus], skipped: [SkippedCorpus]) {
         let all = refresh()
         var chosen = all
         if !names.isEmpty {
@@ -200,8 +219,28 @@ public final class CorpusLibrary: Sendable {
             // Installed (remote/id) order, not request order: fusion ties break by it.
             chosen = all.filter { wanted.contains($0.name) }
         }
-        return try chosen.map { try $0.result.get() }
+        var open: [InstalledCorpus] = []
+        var skipped: [SkippedCorpus] = []
+        for c in chosen {
+            switch c.result {
+            case let .success(corpus): open.append(corpus)
+            case let .failure(error): skipped.append(SkippedCorpus(name: c.name, error: error))
+            }
+        }
+        return (open, skipped)
     }
+}
+
+/// What a search found, and the corpora it could not search.
+public struct SearchReport: Sendable {
+    public var hits: [Hit]
+    public var skipped: [SkippedCorpus]
+}
+
+/// A selected corpus a search skipped (`remote/id`), with why: it does not open or read.
+public struct SkippedCorpus: Sendable {
+    public var name: String
+    public var error: any Error
 }
 
 /// A passage of one of the corpora in a search: the corpus's index in that search and its row.

@@ -65,7 +65,11 @@ public enum SHA256 {
 
     /// Hashes a file by streaming it in 1 MiB reads; returns the digest and the byte count.
     public static func hash(fileAt path: String) throws -> (digest: [UInt8], size: Int64) {
-        let file = try FileHandleReader(path: path)
+        try hash(try FileHandleReader(path: path))
+    }
+
+    /// Hashes what is left of an open file; returns the digest and the byte count.
+    public static func hash(_ file: FileHandleReader) throws -> (digest: [UInt8], size: Int64) {
         let d = Digest(.sha256)
         var total: Int64 = 0
         try file.forEachChunk { chunk in

@@ -20,7 +20,31 @@ public final class FileHandleReader {
         self.chunkSize = chunkSize
     }
 
+    /// Takes over a descriptor already open for reading (closed in `deinit`).
+    public init(adopting fd: Int32, path: String, chunkSize: Int = 1 << 20) {
+        self.fd = fd
+        self.path = path
+        self.chunkSize = chunkSize
+    }
+
     deinit { close(fd) }
+
+    /// The open descriptor, borrowed: valid while the reader lives (dup it to keep it longer).
+    public var descriptor: Int32 { fd }
+
+    /// Reads the rest of the file, refusing it once it holds more than `limit` bytes.
+    /// - Returns: nil when the file is larger than `limit`.
+    public func readAll(limit: Int) throws -> [UInt8]? {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: min(chunkSize, limit + 1))
+        while true {
+            let n = chunk.withUnsafeMutableBytes { buf in SystemCall.retrying { read(fd, buf.baseAddress, buf.count) } }
+            if n < 0 { throw FormatError.io(operation: "read", path: path, errno: errno) }
+            if n == 0 { return out }
+            guard out.count + n <= limit else { return nil }
+            out += chunk[0..<n]
+        }
+    }
 
     /// Calls `body` with each chunk until end of file.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {

@@ -7,8 +7,10 @@ import CorpusFormat
 /// reused only when its input digest matches and the bundle file it names still hashes right.
 struct BuildCache: Codable {
     static let fileName = ".build-cache.json"
-    /// Bump when ingest, splitting or pack writing change what a build produces.
-    static let builderVersion = "corpus-build-v1"
+    /// Bump when ingest, splitting or pack writing change what a build produces. v2: links leaving
+    /// the source folder skipped, DOCTYPE internal subsets dropped, too-deep HTML skipped. A corpus
+    /// whose content this changes needs a new version to be published again (TreeHistory).
+    static let builderVersion = "corpus-build-v2"
 
     struct Entry: Codable {
         var inputs: String
@@ -33,7 +35,8 @@ struct BuildCache: Codable {
     }
 
     /// The digest of everything a build's output depends on: the builder version, the corpus's
-    /// fields, the embedder, the signing key, and every file of the source folder (path and content).
+    /// fields, the embedder, the signing key, and every file of the source folder (path and content,
+    /// read as the build reads them: through `SourceFolder`, so never through a link leaving it).
     static func inputs(of entry: CatalogSource.Entry, sourceFolder: String, embedderID: String, keyID: KeyID) throws -> String {
         let d = Digest(.sha256)
         func field(_ s: String) {
@@ -42,9 +45,11 @@ struct BuildCache: Codable {
         }
         for f in [builderVersion, entry.id, entry.version.description, entry.title ?? "", entry.description ?? "",
                   entry.language ?? "", entry.license ?? "", embedderID, keyID.description] { field(f) }
-        for rel in try Ingest.files(under: sourceFolder) {
-            field(rel)
-            field(Hex.encode(try SHA256.hash(fileAt: "\(sourceFolder)/\(rel)").digest))
+        let folder = try SourceFolder(sourceFolder)
+        for file in try folder.list().files {
+            field(file.path)
+            // A file the build cannot read is skipped by it; its reason stands in for the content.
+            do { field(try folder.sha256(file)) } catch let e as IngestFailure { field("unreadable: \(e.reason)") }
         }
         return Hex.encode(d.finalize())
     }

@@ -4,7 +4,7 @@ import CorpusEngine
 
 /// `CATALOG_DIR/catalog.json`: what `corpusd publish` publishes (docs/publishing.md).
 ///
-/// Each corpus is built from a `source` folder (relative to CATALOG_DIR) or copied from a
+/// Each corpus is built from a `source` folder (absolute, or relative to CATALOG_DIR) or copied from a
 /// prebuilt `bundle`, never both. This file is the operator's input, not a signed document:
 /// it is validated strictly so mistakes are caught before anything is written.
 public struct CatalogSource: Decodable, Sendable {
@@ -15,7 +15,7 @@ public struct CatalogSource: Decodable, Sendable {
     public var embedders: [EmbedderSource]?
 
     /// `embedders[]`: a model folder (`model.safetensors`, `vocab.txt`, `config.json`,
-    /// `tokenizer_config.json`), relative to CATALOG_DIR, e.g. `../models/all-MiniLM-L6-v2`.
+    /// `tokenizer_config.json`), absolute or relative to CATALOG_DIR, e.g. `../models/all-MiniLM-L6-v2`.
     public struct EmbedderSource: Decodable, Sendable {
         public var id: String
         public var source: String
@@ -28,9 +28,9 @@ public struct CatalogSource: Decodable, Sendable {
         public var description: String?
         public var language: String?
         public var license: String?
-        /// A folder of documents, relative to CATALOG_DIR (may lead outside it, e.g. `../docs`).
+        /// A folder of documents, absolute or relative to CATALOG_DIR (may lead outside it, e.g. `../docs`).
         public var source: String?
-        /// A prebuilt `.corpus.zip`, relative to CATALOG_DIR.
+        /// A prebuilt `.corpus.zip`, absolute or relative to CATALOG_DIR.
         public var bundle: String?
         public var access: Access
         public var tier: String?
@@ -74,6 +74,12 @@ public struct CatalogSource: Decodable, Sendable {
             }
         }
         return source
+    }
+
+    /// Where a path `catalog.json` names is: an absolute path as it is, a relative one joined to the
+    /// catalog folder (it may lead outside it, like `../docs`).
+    public static func locate(_ path: String, in catalogDirectory: String) -> String {
+        path.hasPrefix("/") ? path : "\(catalogDirectory)/\(path)"
     }
 
     /// A decoding error as one line naming the field, without the decoder's debug noise.

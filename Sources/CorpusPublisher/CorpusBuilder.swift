@@ -37,6 +37,9 @@ public struct BuildSummary: Sendable {
     /// The signed manifest, members filled in.
     public var manifest: Manifest
     public var skipped: [SkippedFile]
+    /// Documents whose path, title or text holds terminal control characters (stored as they are).
+    /// The corpus's own fields are the caller's: `TextWarning.corpusFields`.
+    public var warnings: [TextWarning]
     public var output: String
     public var bytes: Int64
     public var documents: Int { manifest.documents }
@@ -70,25 +73,30 @@ public enum CorpusBuilder {
                              embedder: any Embedder = HashingEmbedder(),
                              progress: (BuildProgress) -> Void = { _ in }) throws -> BuildSummary {
         try Identifier.validate(options.id, what: "corpus id")
-        let files = try Ingest.listing(options.source)
+        let folder = try SourceFolder(options.source)
+        let listing = try folder.list()
         let outDir = (output as NSString).deletingLastPathComponent
         let work = try makeWorkDirectory(in: outDir.isEmpty ? "." : outDir, for: (output as NSString).lastPathComponent)
         defer { FileIO.remove(work) }
         let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
 
-        let sourceBytes = files.reduce(Int64(0)) { $0 + (FileIO.fileSize("\(options.source)/\($1)") ?? 0) }
+        let sourceBytes = listing.files.reduce(Int64(0)) { $0 + $1.size }
         let large = sourceBytes > inMemoryPackLimit
         let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
         var documents = 0
         var pids: [String] = []
         var unembedded: [Passage] = []
+        var warnings: [TextWarning] = []
         let skipped: [SkippedFile]
         do {
-            skipped = try Ingest.folder(options.source, files: files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
-                                        prepare: { PassageSplitter.passages(of: $0, document: 0) }) { group in
+            skipped = Ingest.merged(listing.skipped, try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
+                                        prepare: { [id = options.id] in
+                                            (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id))
+                                        }) { group in
                 var rows = PackFeed.Rows()
-                for (document, passages) in group {
+                for (document, (passages, documentWarnings)) in group {
+                    warnings += documentWarnings
                     documents += 1
                     rows.documents.append((documents, document.path, document.title))
                     rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
@@ -100,7 +108,7 @@ public enum CorpusBuilder {
                     unembedded += rows.passages
                 }
                 try feed.put(rows)
-            }
+            })
         } catch {
             feed.cancel()
             throw error
@@ -136,7 +144,7 @@ public enum CorpusBuilder {
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
-        return BuildSummary(manifest: signed, skipped: skipped, output: output, bytes: bytes)
+        return BuildSummary(manifest: signed, skipped: skipped, warnings: warnings, output: output, bytes: bytes)
     }
 
     /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors

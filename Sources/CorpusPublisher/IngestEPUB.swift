@@ -1,4 +1,5 @@
 import Foundation
+import CorpusFormat
 
 /// EPUB (`.epub`): every XHTML chapter of the spine becomes its own document.
 ///
@@ -13,9 +14,10 @@ enum IngestEPUB {
     static let maxChapters = 10_000
     static let chapterTypes: Set<String> = ["application/xhtml+xml", "text/html"]
 
-    static func documents(path: String, file: String) throws(IngestFailure) -> [SourceDocument] {
+    /// The chapters of the EPUB open in `file` (opened by `SourceFolder`, so never through a link).
+    static func documents(path: String, file: FileHandleReader) throws(IngestFailure) -> [SourceDocument] {
         let zip: ZipArchiveReader
-        do { zip = try ZipArchiveReader(path: file) } catch { throw IngestFailure("corrupt EPUB: \(error.reason)") }
+        do { zip = try ZipArchiveReader(descriptor: file.descriptor) } catch { throw IngestFailure("corrupt EPUB: \(error.reason)") }
         do {
             return try read(zip, path: path)
         } catch let e as ZipArchiveReader.Failure {
@@ -28,13 +30,17 @@ enum IngestEPUB {
     }
 
     private static func read(_ zip: ZipArchiveReader, path: String) throws -> [SourceDocument] {
-        guard let container = XMLTree(try zip.read("META-INF/container.xml", limit: maxMetadataBytes), flavor: .xml),
-              let opfPath = container.root?.descendants(named: "rootfile").first?.attribute("full-path"), !opfPath.isEmpty else {
-            throw IngestFailure("corrupt EPUB: META-INF/container.xml names no package file")
+        let container = try metadata(zip, "META-INF/container.xml")
+        let named = withExtendedLifetime(container) { container.root?.descendants(named: "rootfile").first?.attribute("full-path") }
+        guard let named, !named.isEmpty else { throw IngestFailure("corrupt EPUB: META-INF/container.xml names no package file") }
+        // full-path is relative to the root of the book (OCF 3.0 §3.5.1); it may not climb out of it.
+        guard let opfPath = resolve(named, base: "") else {
+            throw IngestFailure("corrupt EPUB: package path \(named.debugDescription) leaves the book")
         }
-        guard let opf = XMLTree(try zip.read(opfPath, limit: maxMetadataBytes), flavor: .xml), let package = opf.root else {
-            throw IngestFailure("corrupt EPUB: \(opfPath) is not XML")
-        }
+        let opf = try metadata(zip, opfPath)
+        // Nodes borrow the tree's memory: keep it alive while they are read.
+        defer { withExtendedLifetime(opf) {} }
+        guard let package = opf.root else { throw IngestFailure("corrupt EPUB: \(opfPath) is not XML") }
         let bookTitle = package.descendants(named: "title").first.map { Text.collapseWhitespace($0.textContent) }
             .flatMap { $0.isEmpty ? nil : $0 } ?? Text.fileStem(path)
         let base = opfPath.split(separator: "/").dropLast().joined(separator: "/")
@@ -60,12 +66,25 @@ enum IngestEPUB {
             let bytes = try zip.read(member, limit: maxChapterBytes)
             total += bytes.count
             guard total <= maxTotalBytes else { throw IngestFailure("EPUB holds more than \(maxTotalBytes >> 20) MiB of text") }
-            let e = try IngestHTML.extract(bytes)
+            let e: IngestHTML.Extracted
+            do { e = try IngestHTML.extract(bytes) } catch { throw IngestFailure("chapter \(member): \(error.reason)") }
             let chapterTitle = e.title ?? e.firstH1
             let title = chapterTitle.map { $0 == bookTitle || $0.isEmpty ? bookTitle : "\(bookTitle) — \($0)" } ?? bookTitle
             documents.append(SourceDocument(path: "\(path)#\(member)", title: title, sections: e.sections))
         }
         return documents
+    }
+
+    /// A metadata member (container, package file) parsed as XML.
+    private static func metadata(_ zip: ZipArchiveReader, _ name: String) throws -> XMLTree {
+        do {
+            return try XMLTree(try zip.read(name, limit: maxMetadataBytes), flavor: .xml)
+        } catch let e as XMLTree.Failure {
+            switch e {
+            case .unparsable: throw IngestFailure("corrupt EPUB: \(name) is not XML")
+            case .nestingTooDeep: throw IngestFailure("corrupt EPUB: \(name) is nested more than \(XMLTree.maxDepth) levels deep")
+            }
+        }
     }
 
     /// Joins an OPF-relative href to the OPF folder: fragment dropped, percent-decoded, `.` and

@@ -23,7 +23,15 @@ enum IngestHTML {
     }
 
     static func extract(_ bytes: [UInt8]) throws(IngestFailure) -> Extracted {
-        guard let tree = XMLTree(bytes, flavor: .html) else { throw IngestFailure("libxml2 could not parse it as HTML") }
+        let tree: XMLTree
+        do { tree = try XMLTree(withoutInternalSubset(bytes), flavor: .html) } catch {
+            switch error {
+            case .unparsable: throw IngestFailure("libxml2 could not parse it as HTML")
+            case .nestingTooDeep: throw IngestFailure("nesting too deep: libxml2 stops at \(XMLTree.maxDepth) levels of elements")
+            }
+        }
+        // Nodes borrow the tree's memory: keep it alive while they are read.
+        defer { withExtendedLifetime(tree) {} }
         var walker = Walker()
         if let root = tree.root {
             // <title> lives in <head>, which the body walk skips.

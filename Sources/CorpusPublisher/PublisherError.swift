@@ -1,3 +1,4 @@
+import Foundation
 import CorpusFormat
 
 /// Everything that can stop a build or a publish.
@@ -19,6 +20,16 @@ public enum PublisherError: Error, Equatable, Sendable {
     case sameKey(keyID: String)
     /// A prebuilt bundle named by the catalog is not signed by the publishing key or is malformed.
     case invalidPrebuiltBundle(path: String, reason: String)
+    /// The tree already serves another catalog: clients know a tree by its catalog id.
+    case catalogIDChanged(tree: String, published: String, catalog: String)
+    /// A corpus version the tree already published is given other content (`catalogVersion` listed it).
+    case versionReused(corpus: String, version: String, catalogVersion: Int)
+    /// A corpus version is lower than one the tree already published (`catalogVersion` listed it).
+    case versionLowered(corpus: String, version: String, published: String, catalogVersion: Int)
+    /// A file of a folder the catalog names (a model's) is a symbolic link leading outside it.
+    case linkLeavesFolder(path: String, folder: String)
+    /// A catalog lifetime outside `TreePublisher.expiryRange`.
+    case expiryOutOfRange(seconds: TimeInterval, range: ClosedRange<TimeInterval>)
 }
 
 extension PublisherError: CustomStringConvertible {
@@ -33,6 +44,18 @@ extension PublisherError: CustomStringConvertible {
         case let .invalidTree(path, reason): return "published tree file \(path) is damaged: \(reason)"
         case let .sameKey(keyID): return "the new key \(keyID) is the current key"
         case let .invalidPrebuiltBundle(path, reason): return "prebuilt bundle \(path): \(reason)"
+        case let .catalogIDChanged(tree, published, catalog):
+            return "\(tree) already holds catalog \(published), and catalog.json says \(catalog): a tree serves one catalog for good"
+        case let .versionReused(corpus, version, catalogVersion):
+            return "corpus \(corpus) version \(version) was already published with other content (catalog version \(catalogVersion)); a version names one content for good"
+        case let .versionLowered(corpus, version, published, catalogVersion):
+            let relation = CorpusVersion(version).flatMap { v in CorpusVersion(published).map { v < $0 } } ?? true
+                ? "is lower than" : "is the same version, spelled differently, as"
+            return "corpus \(corpus) version \(version) \(relation) version \(published), already published (catalog version \(catalogVersion))"
+        case let .expiryOutOfRange(seconds, range):
+            return "a catalog lifetime of \(Int(seconds)) s is outside \(Int(range.lowerBound)) s to \(Int(range.upperBound)) s"
+        case let .linkLeavesFolder(path, folder):
+            return "\(path) is a symbolic link leading outside \(folder); the publisher reads only files inside the folders catalog.json names"
         }
     }
 }

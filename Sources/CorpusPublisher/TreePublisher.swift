@@ -11,6 +11,8 @@ public enum PublishProgress: Sendable {
     case embedderFallback(corpus: String, embedder: String, fallback: String, reason: String)
     /// A model artifact was written to (or found in) `embedders/`.
     case embedderPublished(id: String, digest: String, path: String, reused: Bool)
+    /// A catalog field, or a field of a document just built, holds terminal control characters.
+    case textWarning(TextWarning)
 }
 
 /// What a publish did.
@@ -23,6 +25,8 @@ public struct PublishSummary: Sendable {
     public var removed: [String]
     /// True when this publish created `keys/root-1.json`.
     public var createdRootKey: Bool
+    /// Fields holding terminal control characters: the catalog's (every publish) and documents' (when built).
+    public var warnings: [TextWarning]
 }
 
 /// `corpusd publish`: turns a catalog folder into a static tree (docs/format.md "Published tree").
@@ -32,26 +36,35 @@ public struct PublishSummary: Sendable {
 /// catalog, then `index.html`, and the pointer `catalog.json` last, atomically. Every publish
 /// writes a new catalog version, even when no bundle changed: that is also how the expiry
 /// is renewed. Bundles no unexpired catalog references are removed afterwards.
+///
+/// Every refusal comes before the first write the tree's readers could see: what needs no build
+/// (catalog file, paths, key, catalog id, lowered versions) before anything is built, what needs
+/// the content (a version re-used with other content, model files) once every bundle and model
+/// artifact is staged in `.staging/`.
 public enum TreePublisher {
     public static let defaultExpiry: TimeInterval = 30 * 86400
+    /// How long a catalog may be valid: long enough that one failed cron run does not freeze every
+    /// client, short enough that a frozen tree is noticed (and that clients can represent the date).
+    public static let expiryRange: ClosedRange<TimeInterval> = 3600...(366 * 86400)
+
+    /// One corpus ready to publish: reused from the tree, or built (or copied) into staging.
+    struct Prepared {
+        var entry: CatalogSource.Entry
+        var cached: BuildCache.Entry
+        /// The staged bundle to move into `bundles/`, nil when the tree already holds it.
+        var staged: String?
+        var reused: Bool
+        /// What the build found in the corpus's documents (none when reused).
+        var warnings: [TextWarning]
+    }
 
     public static func publish(catalogDirectory: String, output: String, key: SecretKey,
                                expiresIn: TimeInterval = defaultExpiry, now: Date = Date(),
                                embedder: any Embedder = HashingEmbedder(),
                                progress: (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
-        // Everything that can refuse is checked before the first write.
+        guard expiryRange.contains(expiresIn) else { throw PublisherError.expiryOutOfRange(seconds: expiresIn, range: expiryRange) }
         let source = try CatalogSource.load(directory: catalogDirectory)
-        let chain = try RootKeyChain.load(tree: output)
-        try chain.checkSigner(key)
-        let version = try latestCatalogVersion(tree: output) + 1
-        for e in source.corpora {
-            let path = "\(catalogDirectory)/\(e.source ?? e.bundle!)"
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil) else {
-                throw PublisherError.sourceNotFound(path: path)
-            }
-        }
-
+        let (chain, history) = try checkBeforeBuilding(source, catalogDirectory: catalogDirectory, tree: output, key: key)
         let embedders = try PublishEmbedders(source: source, catalogDirectory: catalogDirectory, fallback: embedder)
 
         for dir in ["", "/bundles", "/catalogs", "/keys"] { try FileIO.createDirectory(output + dir) }
@@ -63,64 +76,23 @@ public enum TreePublisher {
         defer { FileIO.remove(staging) }
 
         var cache = BuildCache.load(tree: output)
-        var entries: [CatalogEntry] = []
-        var built: [String] = [], reused: [String] = []
-        var usedModels: [String: CatalogEmbedder] = [:]
-        for e in source.corpora {
-            let located = "\(catalogDirectory)/\(e.source ?? e.bundle!)"
-            let (embedder, fallbackReason) = embedders.embedder(for: e)
-            if let fallbackReason, let wanted = e.embedder {
-                progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
-            }
-            let inputs: String
-            if e.source != nil {
-                inputs = try BuildCache.inputs(of: e, sourceFolder: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
-            } else {
-                inputs = BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
-            }
-            let result: BuildCache.Entry
-            if let hit = cache.corpora[e.id], hit.inputs == inputs, bundleIntact(hit.bundle, tree: output) {
-                result = hit
-                reused.append(e.id)
-                progress(.reused(id: e.id))
-            } else {
-                progress(.building(id: e.id))
-                let staged = "\(staging)/\(e.id).corpus.zip"
-                let manifest: Manifest
-                if e.source != nil {
-                    let options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
-                                               description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
-                    let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder)
-                    manifest = summary.manifest
-                    progress(.built(id: e.id, documents: summary.documents, passages: summary.passages, skipped: summary.skipped))
-                } else {
-                    manifest = try checkPrebuilt(located, entry: e, key: key)
-                    try FileManager.default.copyItem(atPath: located, toPath: staged)
-                    progress(.built(id: e.id, documents: manifest.documents, passages: manifest.passages, skipped: []))
-                }
-                let ref = try moveIntoBundles(staged, tree: output)
-                result = BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest)
-                cache.corpora[e.id] = result
-                built.append(e.id)
-            }
-            let m = result.manifest
-            // A corpus built with a model (here, or a prebuilt bundle whose model this publish has)
-            // ships that model's artifact beside it.
-            if let digest = m.embedder.digest, usedModels[m.embedder.id + "@" + digest] == nil {
-                guard let model = embedders.models[m.embedder.id], model.digest == digest else {
-                    throw PublisherError.invalidCatalogSource(path: "\(catalogDirectory)/catalog.json",
-                                                              reason: "corpus \(e.id) was built with \(m.embedder.id) \(digest.prefix(12))…, which no \"embedders\" entry provides")
-                }
-                let (entry, wasThere) = try PublishEmbedders.publishArtifact(model, key: key, tree: output, staging: staging)
-                usedModels[m.embedder.id + "@" + digest] = entry
-                progress(.embedderPublished(id: entry.id, digest: entry.digest, path: entry.artifact.path, reused: wasThere))
-            }
-            entries.append(CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title,
-                                        description: e.description ?? m.description, language: e.language ?? m.language,
-                                        license: e.license ?? m.license, access: e.access, tier: e.tier, bundled: e.bundled ?? false,
-                                        bundle: result.bundle, documents: m.documents, passages: m.passages,
-                                        embedder: m.embedder, contentDigest: m.contentDigest))
+        let prepared = try source.corpora.map { e in
+            try prepare(e, catalogDirectory: catalogDirectory, embedders: embedders, cache: cache, key: key, tree: output,
+                        staging: staging, progress: progress)
         }
+        // The rules that need the content, before anything staged becomes part of the tree.
+        for p in prepared {
+            try history.checkContent(corpus: p.entry.id, version: p.entry.version, contentDigest: p.cached.manifest.contentDigest)
+        }
+        let artifacts = try stageArtifacts(prepared.map(\.cached.manifest), embedders: embedders,
+                                           catalogDirectory: catalogDirectory, key: key, tree: output, staging: staging, progress: progress)
+
+        // From here on the tree changes: content-addressed files first, the pointer last.
+        for p in prepared {
+            if let staged = p.staged { try moveIntoPlace(staged, p.cached.bundle, tree: output) }
+            cache.corpora[p.entry.id] = p.cached
+        }
+        for a in artifacts { if let staged = a.staged { try moveIntoPlace(staged, a.entry.artifact, tree: output) } }
         cache.corpora = cache.corpora.filter { id, _ in source.corpora.contains { $0.id == id } }
         try cache.save(tree: output)
 
@@ -128,38 +100,121 @@ public enum TreePublisher {
         if rootDoc == nil {
             rootDoc = try RootKeyChain.write(version: 1, newKey: key.publicKey, signer: key, created: now, tree: output)
         }
-        let catalog = Catalog(id: source.id, title: source.title, version: version, issued: now,
-                              expires: now.addingTimeInterval(expiresIn), rootVersion: rootDoc!.version, corpora: entries,
-                              embedders: usedModels.isEmpty ? nil : usedModels.values.sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
-        let bytes = try catalog.canonicalBytes()
-        let signature = try key.sign(bytes, trustedComment: catalog.trustedComment,
-                                     untrustedComment: "catalog \(catalog.id) version \(version), root key \(key.keyID)")
-        let catalogPath = "\(output)/\(TreeLayout.catalogPath(version: version))"
-        try FileIO.writeAtomically(bytes, to: catalogPath)
-        try FileIO.writeAtomically(Data(signature.fileText.utf8), to: catalogPath + TreeLayout.signatureSuffix)
-        try FileIO.writeAtomically(Data(IndexPage.render(catalog, rootKeyID: key.keyID.description).utf8), to: "\(output)/index.html")
-        let pointer = try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: version))
-        try FileIO.writeAtomically(pointer, to: "\(output)/\(TreeLayout.pointer)")
+        let catalog = Catalog(id: source.id, title: source.title, version: history.latestVersion + 1, issued: now,
+                              expires: now.addingTimeInterval(expiresIn), rootVersion: rootDoc!.version,
+                              corpora: prepared.map(catalogEntry),
+                              embedders: artifacts.isEmpty ? nil : artifacts.map(\.entry).sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
+        let catalogWarnings = TextWarning.catalogFields(catalog)
+        for w in catalogWarnings { progress(.textWarning(w)) }
+        try writeCatalog(catalog, key: key, tree: output)
 
         let removed = removeUnreferencedBundles(tree: output, keep: catalog, now: now)
-        return PublishSummary(catalog: catalog, built: built, reused: reused, removed: removed, createdRootKey: chain.current == nil)
+        return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
+                              reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
+                              createdRootKey: chain.current == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings))
     }
 
-    /// The highest catalog version in the tree: the pointer's, or a higher `catalogs/<N>.json` left by
-    /// a publish that stopped before replacing the pointer (never reuse a number a client may have seen).
-    static func latestCatalogVersion(tree: String) throws -> Int {
-        var latest = 0
-        let pointerPath = "\(tree)/\(TreeLayout.pointer)"
-        if let data = FileManager.default.contents(atPath: pointerPath) {
-            guard let pointer = try? JSONDecoder().decode(CatalogPointer.self, from: data), pointer.version >= 1 else {
-                throw PublisherError.invalidTree(path: TreeLayout.pointer, reason: "not a catalog pointer")
+    /// Everything that can refuse without building, before the first write: the key is the tree's
+    /// current root, the catalog id is the tree's, no corpus version goes down, every path exists.
+    static func checkBeforeBuilding(_ source: CatalogSource, catalogDirectory: String, tree: String,
+                                    key: SecretKey) throws -> (RootKeyChain, TreeHistory) {
+        let chain = try RootKeyChain.load(tree: tree)
+        try chain.checkSigner(key)
+        let history = try TreeHistory.load(tree: tree)
+        try history.checkCatalogID(source.id, tree: tree)
+        for e in source.corpora {
+            try history.checkVersion(corpus: e.id, version: e.version)
+            let path = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil) else {
+                throw PublisherError.sourceNotFound(path: path)
             }
-            latest = pointer.version
         }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [] {
-            if name.hasSuffix(".json"), let n = Int(name.dropLast(5)) { latest = max(latest, n) }
+        return (chain, history)
+    }
+
+    /// Reuses a corpus's bundle from the tree when its inputs are unchanged, else builds it (or copies
+    /// and verifies a prebuilt one) into `staging`.
+    static func prepare(_ e: CatalogSource.Entry, catalogDirectory: String, embedders: PublishEmbedders, cache: BuildCache,
+                        key: SecretKey, tree: String, staging: String, progress: (PublishProgress) -> Void) throws -> Prepared {
+        let located = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
+        let (embedder, fallbackReason) = embedders.embedder(for: e)
+        if let fallbackReason, let wanted = e.embedder {
+            progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
         }
-        return latest
+        let inputs = e.source != nil
+            ? try BuildCache.inputs(of: e, sourceFolder: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
+            : BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
+        if let hit = cache.corpora[e.id], hit.inputs == inputs, bundleIntact(hit.bundle, tree: tree) {
+            progress(.reused(id: e.id))
+            return Prepared(entry: e, cached: hit, staged: nil, reused: true, warnings: [])
+        }
+        progress(.building(id: e.id))
+        let staged = "\(staging)/\(e.id).corpus.zip"
+        let manifest: Manifest
+        var warnings: [TextWarning] = []
+        if e.source != nil {
+            let options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
+                                       description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
+            let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder)
+            manifest = summary.manifest
+            warnings = summary.warnings
+            progress(.built(id: e.id, documents: summary.documents, passages: summary.passages, skipped: summary.skipped))
+        } else {
+            // Copied first and verified as copied: what was checked is what is published, even if
+            // the file named is swapped meanwhile.
+            try copyFile(located, to: staged)
+            manifest = try checkPrebuilt(staged, named: located, entry: e, key: key)
+            progress(.built(id: e.id, documents: manifest.documents, passages: manifest.passages, skipped: []))
+        }
+        for w in warnings { progress(.textWarning(w)) }
+        let (digest, size) = try SHA256.hash(fileAt: staged)
+        let sha = Hex.encode(digest)
+        let ref = BundleRef(path: TreeLayout.bundlePath(sha256: sha), sha256: sha, size: size)
+        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest), staged: staged,
+                        reused: false, warnings: warnings)
+    }
+
+    /// The model artifacts the prepared corpora were built with, each found in `embedders/` or
+    /// written and verified in `staging`.
+    static func stageArtifacts(_ manifests: [Manifest], embedders: PublishEmbedders, catalogDirectory: String, key: SecretKey,
+                               tree: String, staging: String, progress: (PublishProgress) -> Void) throws -> [PublishEmbedders.StagedArtifact] {
+        var out: [PublishEmbedders.StagedArtifact] = []
+        var seen = Set<String>()
+        for m in manifests {
+            guard let digest = m.embedder.digest, seen.insert(m.embedder.id + "@" + digest).inserted else { continue }
+            // A prebuilt bundle's model must be one this publish has.
+            guard let model = embedders.models[m.embedder.id], model.digest == digest else {
+                throw PublisherError.invalidCatalogSource(path: "\(catalogDirectory)/catalog.json",
+                                                          reason: "corpus \(m.id) was built with \(m.embedder.id) \(digest.prefix(12))…, which no \"embedders\" entry provides")
+            }
+            let artifact = try PublishEmbedders.stageArtifact(model, key: key, tree: tree, staging: staging)
+            progress(.embedderPublished(id: artifact.entry.id, digest: artifact.entry.digest, path: artifact.entry.artifact.path,
+                                        reused: artifact.staged == nil))
+            out.append(artifact)
+        }
+        return out
+    }
+
+    static func catalogEntry(_ p: Prepared) -> CatalogEntry {
+        let e = p.entry, m = p.cached.manifest
+        return CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title, description: e.description ?? m.description,
+                            language: e.language ?? m.language, license: e.license ?? m.license, access: e.access, tier: e.tier,
+                            bundled: e.bundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
+                            embedder: m.embedder, contentDigest: m.contentDigest)
+    }
+
+    /// Writes the signed catalog, `index.html`, then the pointer, each atomically.
+    static func writeCatalog(_ catalog: Catalog, key: SecretKey, tree: String) throws {
+        let bytes = try catalog.canonicalBytes()
+        let signature = try key.sign(bytes, trustedComment: catalog.trustedComment,
+                                     untrustedComment: "catalog \(catalog.id) version \(catalog.version), root key \(key.keyID)")
+        let catalogPath = "\(tree)/\(TreeLayout.catalogPath(version: catalog.version))"
+        try FileIO.writeAtomically(bytes, to: catalogPath)
+        try FileIO.writeAtomically(Data(signature.fileText.utf8), to: catalogPath + TreeLayout.signatureSuffix)
+        try FileIO.writeAtomically(Data(IndexPage.render(catalog, rootKeyID: key.keyID.description).utf8), to: "\(tree)/index.html")
+        let pointer = try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: catalog.version))
+        try FileIO.writeAtomically(pointer, to: "\(tree)/\(TreeLayout.pointer)")
     }
 
     static func bundleIntact(_ ref: BundleRef, tree: String) -> Bool {
@@ -169,33 +224,41 @@ public enum TreePublisher {
     }
 
     /// A prebuilt bundle is published only if it verifies completely against the publishing key and
-    /// is the corpus and version the catalog says.
-    static func checkPrebuilt(_ path: String, entry: CatalogSource.Entry, key: SecretKey) throws -> Manifest {
+    /// is the corpus and version the catalog says. `named` is the path catalog.json gave, for messages.
+    static func checkPrebuilt(_ path: String, named: String, entry: CatalogSource.Entry, key: SecretKey) throws -> Manifest {
         let manifest: Manifest
         do {
             manifest = try BundleReader(path: path).verifyAll(trustedKeys: [key.publicKey])
         } catch {
-            throw PublisherError.invalidPrebuiltBundle(path: path, reason: "\(error)")
+            throw PublisherError.invalidPrebuiltBundle(path: named, reason: "\(error)")
         }
         guard manifest.id == entry.id, manifest.version == entry.version else {
-            throw PublisherError.invalidPrebuiltBundle(path: path, reason: "it holds \(manifest.id) \(manifest.version), the catalog says \(entry.id) \(entry.version)")
+            throw PublisherError.invalidPrebuiltBundle(path: named, reason: "it holds \(manifest.id) \(manifest.version), the catalog says \(entry.id) \(entry.version)")
         }
         return manifest
     }
 
-    /// Renames a staged bundle to `bundles/<sha256>.corpus.zip`; identical content already there is kept as is.
-    static func moveIntoBundles(_ staged: String, tree: String) throws -> BundleRef {
-        let (digest, size) = try SHA256.hash(fileAt: staged)
-        let sha = Hex.encode(digest)
-        let rel = TreeLayout.bundlePath(sha256: sha)
-        let dest = "\(tree)/\(rel)"
-        if bundleIntact(BundleRef(path: rel, sha256: sha, size: size), tree: tree) {
+    /// Copies a file's bytes (a link named is read through, like any path the operator gives) into a new file.
+    static func copyFile(_ source: String, to destination: String) throws {
+        let reader = try FileHandleReader(path: source)
+        let fd = SystemCall.retrying { open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else { throw FormatError.io(operation: "create", path: destination, errno: errno) }
+        defer { close(fd) }
+        try reader.forEachChunk { try FileIO.writeAll(fd, $0, path: destination) }
+    }
+
+    /// Renames a staged file to its content-addressed place `ref.path` in the tree; identical
+    /// content already there is kept as is.
+    static func moveIntoPlace(_ staged: String, _ ref: BundleRef, tree: String) throws {
+        if bundleIntact(ref, tree: tree) {
             FileIO.remove(staged)
-        } else {
-            guard rename(staged, dest) == 0 else { throw FormatError.io(operation: "rename", path: dest, errno: errno) }
-            FileIO.syncDirectory("\(tree)/bundles")
+            return
         }
-        return BundleRef(path: rel, sha256: sha, size: size)
+        let dest = "\(tree)/\(ref.path)"
+        let folder = (dest as NSString).deletingLastPathComponent
+        try FileIO.createDirectory(folder)
+        guard rename(staged, dest) == 0 else { throw FormatError.io(operation: "rename", path: dest, errno: errno) }
+        FileIO.syncDirectory(folder)
     }
 
     /// Removes bundles and embedder artifacts that neither `keep` nor any other unexpired catalog

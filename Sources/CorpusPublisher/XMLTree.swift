@@ -1,12 +1,27 @@
 import Foundation
 internal import CXML2
 
-/// A parsed libxml2 document (`htmlReadMemory` or `xmlReadMemory`), freed with `xmlFreeDoc` in `deinit`.
+/// A parsed libxml2 document (`htmlCtxtReadMemory` or `xmlCtxtReadMemory`), freed with `xmlFreeDoc` in `deinit`.
 ///
 /// Both parsers run with network access off and error printing off; the XML parser does not
 /// substitute entities or load DTDs, so a crafted OPF cannot pull in files or expand entities.
+/// Each parse has a context of its own, read afterwards for the one error worth telling apart:
+/// libxml2 stops at `maxDepth` levels of elements ("Excessive depth in document") and keeps only
+/// what it had (the HTML parser recovering) or nothing (the XML parser), which would otherwise
+/// look like a document without text, or not XML.
 final class XMLTree {
     let doc: xmlDocPtr
+
+    enum Failure: Error {
+        /// libxml2 could not make a document out of the bytes at all.
+        case unparsable
+        /// The parser stopped at its nesting limit; what it kept is dropped too.
+        case nestingTooDeep
+    }
+
+    /// libxml2's element depth limit without `XML_PARSE_HUGE` (`xmlParserMaxDepth`, 256 since 2.7;
+    /// HUGE stays off, the walks over the tree recurse), for messages.
+    static let maxDepth = 256
 
     private static let initialized: Bool = {
         // libxml2 wants its global state set up once before documents are parsed on several threads.
@@ -16,10 +31,11 @@ final class XMLTree {
 
     enum Flavor { case html, xml }
 
-    /// Parses bytes; nil when libxml2 cannot make a document out of them at all.
-    init?(_ bytes: [UInt8], flavor: Flavor) {
+    /// Parses bytes.
+    init(_ bytes: [UInt8], flavor: Flavor) throws(Failure) {
         _ = Self.initialized
-        guard bytes.count < Int(Int32.max) else { return nil }
+        guard bytes.count < Int(Int32.max), let ctxt = flavor == .html ? htmlNewParserCtxt() : xmlNewParserCtxt() else { throw .unparsable }
+        defer { flavor == .html ? htmlFreeParserCtxt(ctxt) : xmlFreeParserCtxt(ctxt) }
         let parsed: xmlDocPtr? = bytes.withUnsafeBufferPointer { buf in
             buf.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buf.count) { p in
                 switch flavor {
@@ -29,14 +45,20 @@ final class XMLTree {
                     // Without a charset hint libxml2's HTML parser assumes Latin-1; text that
                     // is valid UTF-8 is read as UTF-8, anything else is left to <meta charset>.
                     let encoding: String? = Text.decodeUTF8(bytes) != nil ? "UTF-8" : nil
-                    return htmlReadMemory(p, Int32(buf.count), "document.html", encoding, options)
+                    return htmlCtxtReadMemory(ctxt, p, Int32(buf.count), "document.html", encoding, options)
                 case .xml:
                     let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
-                    return xmlReadMemory(p, Int32(buf.count), "document.xml", nil, options)
+                    return xmlCtxtReadMemory(ctxt, p, Int32(buf.count), "document.xml", nil, options)
                 }
             }
         }
-        guard let parsed else { return nil }
+        // The depth check raises XML_ERR_INTERNAL_ERROR and halts the parser, so it is the last error.
+        let last = ctxt.pointee.lastError
+        if last.code == Int32(XML_ERR_INTERNAL_ERROR.rawValue), last.message.map({ String(cString: $0).hasPrefix("Excessive depth") }) == true {
+            if let parsed { xmlFreeDoc(parsed) }
+            throw .nestingTooDeep
+        }
+        guard let parsed else { throw .unparsable }
         doc = parsed
     }
 

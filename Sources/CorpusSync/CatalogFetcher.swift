@@ -1,5 +1,6 @@
 import CorpusFormat
 import Foundation
+import Synchronization
 
 /// Fetches a remote's catalog, verifies it with `CatalogVerifier`, and only then persists it.
 ///
@@ -15,6 +16,11 @@ public struct CatalogFetcher: Sendable {
     public var retry: RetryPolicy
     /// The clock expiry is checked against.
     public var now: @Sendable () -> Date
+    /// Seconds one remote's refresh may take in all, every source and retry included; past it the
+    /// refresh fails as a network error (`deadlineExceeded`), so callers fall back to the accepted
+    /// catalog instead of waiting out attempts × stall windows. nil: no total bound.
+    public var deadline: Double? = CatalogFetcher.defaultDeadline
+    public static let defaultDeadline: Double = 20
 
     public static let maxPointerBytes: Int64 = 64 * 1024
     public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024
@@ -69,9 +75,26 @@ public struct CatalogFetcher: Sendable {
         return pending.update
     }
 
-    /// Fetches and verifies `remote`'s catalog, persisting nothing.
+    /// Fetches and verifies `remote`'s catalog, persisting nothing, within `deadline`.
     public func fetch(_ remote: Remote) async throws -> Pending {
         try Identifier.validate(remote.name, what: "remote name")
+        let attempts = AttemptCount()
+        guard let deadline else { return try await fetchFromSources(remote, attempts: attempts) }
+        return try await withThrowingTaskGroup(of: Pending?.self) { group in
+            group.addTask { try await fetchFromSources(remote, attempts: attempts) }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, deadline) * 1e9))
+                return nil
+            }
+            // The first to finish decides; the other is cancelled (a transfer in flight stops).
+            defer { group.cancelAll() }
+            if let pending = try await group.next() ?? nil { return pending }
+            throw SyncError.network(after: max(1, attempts.value), last: .deadlineExceeded(seconds: deadline, what: "catalog refresh"))
+        }
+    }
+
+    /// Origin, then mirrors, each retried as `retry` says; the first verification refusal wins.
+    private func fetchFromSources(_ remote: Remote, attempts counter: AttemptCount) async throws -> Pending {
         var firstRefusal: SyncError?
         var lastTransport: TransportError?
         var attempts = 0
@@ -79,6 +102,7 @@ public struct CatalogFetcher: Sendable {
         for source in remote.sources {
             for attempt in 1...retry.attemptsPerSource {
                 attempts += 1
+                counter.increment()
                 do {
                     return try await refresh(remote, from: source)
                 } catch let e as TransportError {
@@ -179,4 +203,11 @@ public struct CatalogFetcher: Sendable {
             return nil
         }
     }
+}
+
+/// Attempts made so far by a refresh, read when its deadline passes.
+final class AttemptCount: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -28,17 +28,21 @@ public struct CatalogState: Sendable {
     public init(home: HomeLayout) { self.home = home }
 
     /// The highest catalog accepted for `remote`, or nil before the first fetch. Its bytes were
-    /// verified before they were written; they are parsed, not re-verified.
+    /// verified before they were written; they are parsed, not re-verified, and a file that does
+    /// not parse is a damaged local file (`localFileDamaged`), not a refusal of the publisher's.
     public func accepted(_ remote: String) throws -> AcceptedCatalog? {
-        guard let bytes = FileManager.default.contents(atPath: home.acceptedCatalog(remote)) else { return nil }
+        let path = home.acceptedCatalog(remote)
+        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
         let sig = FileManager.default.contents(atPath: home.acceptedCatalogSignature(remote)) ?? Data()
         do {
             return AcceptedCatalog(catalog: try Catalog.decode(bytes), bytes: bytes, signature: sig)
-        } catch let e as FormatError {
-            throw SyncError.from(e)
+        } catch {
+            throw SyncError.localFileDamaged(path: path, reason: "\(error)")
         }
     }
 
+    /// The pointer's validators, or nil. A garbled `fetch.json` counts as absent: it only makes the
+    /// next request conditional, and the next accepted fetch writes it anew.
     public func fetchState(_ remote: String) -> FetchState? {
         guard let data = FileManager.default.contents(atPath: home.fetchState(remote)) else { return nil }
         return try? JSONDecoder().decode(FetchState.self, from: data)

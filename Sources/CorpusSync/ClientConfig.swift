@@ -24,9 +24,9 @@ public struct ClientConfig: Codable, Sendable, Equatable {
             for r in c.remotes { try Identifier.validate(r.name, what: "remote name") }
             return c
         } catch let e as FormatError {
-            throw SyncError.from(e)
+            throw SyncError.localFileDamaged(path: home.config, reason: e.description)
         } catch {
-            throw SyncError.malformed(what: home.config, reason: "not a valid configuration; fix or remove it")
+            throw SyncError.localFileDamaged(path: home.config, reason: "it is not the JSON configuration corpus writes")
         }
     }
 

@@ -14,6 +14,8 @@ public struct CorpusClient: Sendable {
     public var packCheck: @Sendable (String) throws -> Void
     /// How long an install waits for another process working on the same corpus.
     public var lockWait: FileLock.Wait = .upTo(seconds: 30)
+    /// The total time one remote's catalog refresh may take (`CatalogFetcher.deadline`).
+    public var catalogDeadline: Double? = CatalogFetcher.defaultDeadline
 
     public init(home: HomeLayout, token: String? = nil, retry: RetryPolicy = RetryPolicy(),
                 httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
@@ -25,11 +27,23 @@ public struct CorpusClient: Sendable {
         self.packCheck = packCheck
     }
 
-    /// The token to use: the one given, else the stored one.
+    /// The token stored by `corpus login`, or nil.
     public static func storedToken(_ home: HomeLayout) -> String? {
         guard let data = FileManager.default.contents(atPath: home.token) else { return nil }
         let t = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return t.isEmpty ? nil : t
+    }
+
+    /// The stored token, refused as a damaged local file when it is not a token at all (it would
+    /// otherwise be sent, refused by the server, and reported as a missing entitlement).
+    public static func loadStoredToken(_ home: HomeLayout) throws -> String? {
+        guard let token = storedToken(home) else { return nil }
+        do {
+            _ = try EntitlementToken.decodeUnverified(token)
+        } catch {
+            throw SyncError.localFileDamaged(path: home.token, reason: "it is not an entitlement token (\(error))")
+        }
+        return token
     }
 
     /// The token's claims, read without verification: only the server can verify a token (it holds
@@ -80,7 +94,8 @@ public struct CorpusClient: Sendable {
         guard !config.remotes.isEmpty else {
             throw SyncError.notFound(file: "remote (none configured; add one with `corpus remote add NAME URL --trust KEY.pub`)")
         }
-        let fetcher = CatalogFetcher(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        var fetcher = CatalogFetcher(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        fetcher.deadline = catalogDeadline
         var out: [CatalogRefresh] = []
         for remote in config.remotes {
             do {
@@ -135,7 +150,11 @@ public struct CorpusClient: Sendable {
 
     /// What happened to one corpus in an install or sync.
     public struct Outcome: Sendable {
-        public enum Kind: String, Sendable { case installed, updated, unchanged, removed, failed }
+        /// `repaired`: the installed version's files did not verify and it was reinstalled, verified.
+        public enum Kind: String, Sendable { case installed, updated, unchanged, repaired, removed, failed }
+
+        /// True for what changed the home folder.
+        public var changed: Bool { [.installed, .updated, .repaired, .removed].contains(kind) }
         public var name: String
         public var kind: Kind
         public var version: String?
@@ -153,16 +172,25 @@ public struct CorpusClient: Sendable {
     /// carries out each action, attempting every one.
     public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
         let pending = try await fetchCatalogs()
-        KillPoint.reached("catalogs-fetched")
+        LifecycleStep.reached("catalogs-fetched")
         let plan = try planner(pending).planInstall(wanted)
         return try await execute(plan, pending: pending, progress: progress)
     }
 
     /// Brings installed corpora to their catalogs' latest, or to the set `wanted` names.
+    ///
+    /// A wanted-file naming anything the catalogs do not offer (a typo, a version not offered, an
+    /// unknown catalog, an ambiguous name) is refused whole (`wantedNotOffered`) before anything is
+    /// installed or removed: with `prune`, a typo would otherwise remove the corpus it misspells.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
         let pending = try await fetchCatalogs()
-        KillPoint.reached("catalogs-fetched")
-        let plan = try planner(pending).planSync(wanted: wanted, prune: prune)
+        LifecycleStep.reached("catalogs-fetched")
+        let planner = try planner(pending)
+        if let wanted {
+            let unknown = planner.unresolved(wanted, remotes: Set(pending.map(\.remote.name)))
+            guard unknown.isEmpty else { throw SyncError.wantedNotOffered(entries: unknown) }
+        }
+        let plan = planner.planSync(wanted: wanted, prune: prune)
         return try await execute(plan, pending: pending, progress: progress)
     }
 
@@ -178,7 +206,8 @@ public struct CorpusClient: Sendable {
         guard !config.remotes.isEmpty else {
             throw SyncError.notFound(file: "remote (none configured; add one with `corpus remote add NAME URL --trust KEY.pub`)")
         }
-        let fetcher = CatalogFetcher(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        var fetcher = CatalogFetcher(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
+        fetcher.deadline = catalogDeadline
         var out: [CatalogFetcher.Pending] = []
         for remote in config.remotes {
             do {
@@ -197,112 +226,19 @@ public struct CorpusClient: Sendable {
     /// Carries out a plan, then persists the catalogs it was made from unless it only failed:
     /// a refused download leaves the home folder as it was.
     func execute(_ plan: [SyncAction], pending: [CatalogFetcher.Pending], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
+        // Folders of the layout this run creates are taken away again if it changes nothing.
+        let absent = home.layoutFolders.filter { !FileIO.exists($0) }
         let outcomes = try await execute(plan, roots: Dictionary(pending.map { ($0.remote.name, $0.root.key) }, uniquingKeysWith: { a, _ in a }),
                                          embedders: Dictionary(pending.map { ($0.remote.name, $0.update.catalog.embedders ?? []) }, uniquingKeysWith: { a, _ in a }),
+                                         offered: pending.flatMap { p in p.update.catalog.corpora.map { OfferedCorpus(remote: p.remote.name, entry: $0) } },
                                          progress: progress)
-        let changed = outcomes.contains { [.installed, .updated, .removed].contains($0.kind) }
+        let changed = outcomes.contains(where: \.changed)
         if changed || outcomes.allSatisfy({ $0.error == nil }) {
-            KillPoint.reached("before-catalog-commit")
+            LifecycleStep.reached("before-catalog-commit")
             for p in pending { try p.commit(home: home) }
-            KillPoint.reached("catalog-committed")
-        }
-        return outcomes
-    }
-
-    func execute(_ plan: [SyncAction], roots: [String: PublicKey], embedders: [String: [CatalogEmbedder]] = [:],
-                 progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
-        var outcomes: [Outcome] = []
-        let config = try ClientConfig.load(home)
-        let limit = try importLimit()
-        let downloader = Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry)
-        let installer = Installer(home: home, packCheck: packCheck)
-        // Shared while downloading, so `gc` (which takes it exclusively) never deletes a live partial.
-        let downloadsLock = plan.contains(where: \.needsDownload) ? try sharedDownloadsLock() : nil
-        defer { withExtendedLifetime(downloadsLock) {} }
-        for action in plan {
-            switch action {
-            case let .keep(have):
-                do {
-                    // A current corpus whose model folder went missing gets it back from the catalog.
-                    try await EmbedderInstaller(home: home).repair(have, remote: config.remote(named: have.remote), rootKey: roots[have.remote],
-                                                                   offered: embedders[have.remote] ?? [], downloader: downloader)
-                    outcomes.append(Outcome(name: have.qualifiedName, kind: .unchanged, version: have.version.description))
-                } catch let e as SyncError {
-                    outcomes.append(Outcome(name: have.qualifiedName, kind: .failed, version: have.version.description, error: e))
-                }
-            case let .refuse(name, reason):
-                let error: SyncError
-                switch reason {
-                case .notFound: error = .notFound(file: "corpus \(name)")
-                case let .ambiguous(candidates): error = .malformed(what: "corpus name \(name)", reason: "it is offered by several catalogs; use one of \(candidates.joined(separator: ", "))")
-                case let .versionNotOffered(v): error = .notFound(file: "version \(v) of \(name)")
-                case let .importLimit(used, limit): error = .importLimit(used: used, limit: limit)
-                }
-                outcomes.append(Outcome(name: name, kind: .failed, error: error))
-            case let .remove(have):
-                do {
-                    try installer.remove(remote: have.remote, id: have.id)
-                    outcomes.append(Outcome(name: have.qualifiedName, kind: .removed, previousVersion: have.version.description))
-                } catch let e as SyncError {
-                    outcomes.append(Outcome(name: have.qualifiedName, kind: .failed, error: e))
-                }
-            case let .install(offer), let .update(_, offer):
-                var previous: String?
-                if case let .update(from, _) = action { previous = from.version.description }
-                let name = "\(offer.remote)/\(offer.entry.id)"
-                do {
-                    guard let remote = config.remote(named: offer.remote), let rootKey = roots[offer.remote] else {
-                        throw SyncError.notFound(file: "remote \(offer.remote)")
-                    }
-                    let useToken = offer.entry.access == .entitled ? token : nil
-                    if offer.entry.access == .entitled && useToken == nil {
-                        throw SyncError.entitlementRequired(file: offer.entry.id)
-                    }
-                    // The corpus lock is held from before the download to the swap: a second
-                    // process installing the same corpus waits here, then finds it done.
-                    let lock = try installer.corpusLock(remote: offer.remote, id: offer.entry.id, wait: lockWait)
-                    defer { withExtendedLifetime(lock) {} }
-                    if let dir = home.currentVersionDirectory(remote: offer.remote, id: offer.entry.id),
-                       InstallRecord.read(versionDirectory: dir)?.version == offer.entry.version {
-                        outcomes.append(Outcome(name: name, kind: .unchanged, version: offer.entry.version.description))
-                        continue
-                    }
-                    // The model the corpus names comes first, so the corpus is searchable the moment it appears.
-                    let modelLock = try await EmbedderInstaller(home: home).ensure(
-                        offer.entry.embedder, for: name, offered: embedders[offer.remote] ?? [], sources: remote.sources,
-                        trustedKeys: [rootKey], downloader: downloader) { p in progress?(.downloading(name: "\(name) (embedder \(offer.entry.embedder.id))", p)) }
-                    defer { withExtendedLifetime(modelLock) {} }
-                    let download: VerifiedDownload
-                    do {
-                        download = try await downloader.download(offer.entry.bundle, from: remote.sources, token: useToken) { p in
-                            progress?(.downloading(name: name, p))
-                        }
-                    } catch let e as SyncError where e.isOutOfSpace {
-                        // A partial that filled the disk is worth less than the space it holds.
-                        downloader.discard(sha256: offer.entry.bundle.sha256)
-                        throw e
-                    }
-                    KillPoint.reached("downloaded")
-                    progress?(.verifying(name: name))
-                    do {
-                        try installer.install(bundlePath: download.path, remote: offer.remote,
-                                              expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
-                                              bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock,
-                                              importLimit: limit)
-                    } catch {
-                        // A bundle that does not install is of no use (or needs the space back).
-                        downloader.discard(sha256: download.sha256)
-                        throw error
-                    }
-                    downloader.discard(sha256: download.sha256)
-                    KillPoint.reached("download-discarded")
-                    progress?(.installed(name: name, version: offer.entry.version.description))
-                    outcomes.append(Outcome(name: name, kind: previous == nil ? .installed : .updated,
-                                            version: offer.entry.version.description, previousVersion: previous))
-                } catch let e as SyncError {
-                    outcomes.append(Outcome(name: name, kind: .failed, error: e))
-                }
-            }
+            LifecycleStep.reached("catalog-committed")
+        } else {
+            for dir in absent.reversed() { rmdir(dir) }
         }
         return outcomes
     }
@@ -311,17 +247,16 @@ public struct CorpusClient: Sendable {
     /// every configured remote (or the keys given). It counts against the import limit.
     @discardableResult
     public func importBundle(path: String, trustedKeys extra: [PublicKey] = []) throws -> Manifest {
-        var keys = extra
         let config = try ClientConfig.load(home)
-        for remote in config.remotes { keys.append(try TrustStore(home: home).currentRoot(for: remote).key) }
+        let roots = try config.remotes.map { try TrustStore(home: home).currentRoot(for: $0).key }
+        let keys = extra + roots
         guard !keys.isEmpty else {
             throw SyncError.untrustedKey(keyID: "(none: add a remote with --trust, or pass --trust KEY.pub)")
         }
-        let reader: BundleReader
         let manifest: Manifest
+        let signature: Signature
         do {
-            reader = try BundleReader(path: path)
-            manifest = try reader.manifest(trustedKeys: keys).manifest
+            (manifest, _, signature) = try BundleReader(path: path).manifest(trustedKeys: keys)
         } catch let e as FormatError { throw SyncError.from(e) }
         // Counted here to refuse before extracting anything, and again by the installer under the
         // home's import lock, where a concurrent install cannot slip in between.
@@ -331,9 +266,14 @@ public struct CorpusClient: Sendable {
             let used = installed().filter { !$0.record.bundled }.count
             if used >= limit { throw SyncError.importLimit(used: used, limit: limit) }
         }
-        return try Installer(home: home, packCheck: packCheck)
+        let installedManifest = try Installer(home: home, packCheck: packCheck)
             .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys,
                      importLimit: limit)
+        // A key given with --trust is remembered, so that `verify` can check this corpus later.
+        if let key = extra.first(where: { $0.keyID == signature.keyID }), !roots.contains(key) {
+            try TrustStore(home: home).rememberLocal(key)
+        }
+        return installedManifest
     }
 
     /// Removes an installed corpus by `id` or `remote/id`.
@@ -358,31 +298,23 @@ public struct CorpusClient: Sendable {
     }
 
     /// Re-checks installed corpora: every file's hash and size against its signed manifest, the
-    /// manifest's signature against the trusted keys, and the pack's integrity.
+    /// manifest's signature against the trusted keys (for imports, also the keys they were trusted
+    /// with), and the pack's integrity. A corpus whose install record is damaged is named too.
     public func verify(_ name: String?) throws -> [VerifyOutcome] {
-        var targets = installed()
-        if let name {
-            let matches = targets.filter { $0.record.id == name || "\($0.record.remote)/\($0.record.id)" == name }
-            guard !matches.isEmpty else { throw SyncError.notInstalled(name: name) }
-            targets = matches
+        func selected(_ remote: String, _ id: String) -> Bool { name == nil || name == id || name == "\(remote)/\(id)" }
+        let targets = installed().filter { selected($0.record.remote, $0.record.id) }
+        let damaged = home.damagedInstalls().filter { d in
+            let parts = d.name.split(separator: "/").map(String.init)
+            return selected(parts[0], parts[1])
         }
-        let config = try ClientConfig.load(home)
-        var keys: [PublicKey] = []
-        for remote in config.remotes { if let k = try? TrustStore(home: home).currentRoot(for: remote).key { keys.append(k) } }
-        return targets.map { c in
+        if let name, targets.isEmpty, damaged.isEmpty { throw SyncError.notInstalled(name: name) }
+        _ = try ClientConfig.load(home)
+        var out = targets.map { c in
             let name = "\(c.record.remote)/\(c.record.id)"
-            do {
-                try InstalledVerifier.verify(directory: c.directory, trustedKeys: keys)
-                try packCheck(c.directory)
-                return VerifyOutcome(name: name, error: nil)
-            } catch let e as SyncError {
-                return VerifyOutcome(name: name, error: e)
-            } catch let e as FormatError {
-                return VerifyOutcome(name: name, error: .from(e))
-            } catch {
-                return VerifyOutcome(name: name, error: .malformed(what: name, reason: String(describing: error)))
-            }
+            return VerifyOutcome(name: name, error: fullCheck(directory: c.directory, remote: c.record.remote, name: name))
         }
+        out += damaged.map { VerifyOutcome(name: $0.name, error: $0.error) }
+        return out.sorted { $0.name < $1.name }
     }
 
     public struct GCReport: Sendable {

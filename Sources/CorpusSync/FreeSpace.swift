@@ -18,7 +18,7 @@ enum FreeSpace {
     static func require(_ needed: Int64, at path: String, margin: Int64 = 1 << 20) throws {
         let available = try available(at: path)
         guard available >= needed + margin else {
-            throw SyncError.insufficientSpace(path: path, needed: needed, available: available)
+            throw SyncError.insufficientSpace(path: path, needed: needed, margin: margin, available: available)
         }
     }
 }

@@ -265,8 +265,13 @@ private final class TransferContext {
         let window = Double(now - windowStart) / 1e9
         if window >= stallTimeout {
             if Double(downloaded - windowStartBytes) < minimumBytesPerSecond * window {
-                failure = TransportError.stalled(seconds: stallTimeout)
-                return false
+                // Bytes still coming: too slow. Silent for half the window already: a stall in the
+                // making, which the check above reports as one within the other half.
+                guard Double(now - lastProgressTime) / 1e9 >= stallTimeout / 2 else {
+                    failure = TransportError.tooSlow(minimumBytesPerSecond: minimumBytesPerSecond, seconds: stallTimeout)
+                    return false
+                }
+                return true
             }
             windowStart = now
             windowStartBytes = downloaded

@@ -12,9 +12,12 @@ public struct InstallRecord: Codable, Sendable, Equatable {
     public var bundleSHA256: String
     public var bundleSize: Int64
     public var installed: String
+    /// Size and modification time of each file of the version folder as installed (verified), so
+    /// `install` and `sync` can notice a damaged install cheaply; nil in records of older clients.
+    public var files: [String: FileStamp]?
 
     enum CodingKeys: String, CodingKey {
-        case remote, id, version, bundled, installed
+        case remote, id, version, bundled, installed, files
         case bundleSHA256 = "bundle_sha256"
         case bundleSize = "bundle_size"
     }
@@ -32,12 +35,58 @@ public struct InstallRecord: Codable, Sendable, Equatable {
     }
 
     public static func read(versionDirectory dir: String) -> InstallRecord? {
-        guard let data = FileManager.default.contents(atPath: "\(dir)/\(fileName)") else { return nil }
-        return try? JSONDecoder().decode(InstallRecord.self, from: data)
+        try? load(versionDirectory: dir)
+    }
+
+    /// The record of a version folder: nil when it has none, `localFileDamaged` when it does not parse.
+    public static func load(versionDirectory dir: String) throws -> InstallRecord? {
+        let path = "\(dir)/\(fileName)"
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            return try JSONDecoder().decode(InstallRecord.self, from: data)
+        } catch {
+            throw SyncError.localFileDamaged(path: path, reason: "it is not the install record corpus writes")
+        }
     }
 
     public var asRecord: InstalledCorpusRecord {
         InstalledCorpusRecord(remote: remote, id: id, version: version, bundled: bundled)
+    }
+}
+
+/// A file's size and modification time (nanoseconds since 1970), as `stat(2)` reports them.
+public struct FileStamp: Codable, Sendable, Equatable {
+    public var size: Int64
+    public var mtimeNanoseconds: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case size
+        case mtimeNanoseconds = "mtime_ns"
+    }
+
+    public init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        size = Int64(st.st_size)
+        mtimeNanoseconds = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+    }
+
+    /// The stamps of every file of a version folder but the install record itself.
+    static func folder(_ dir: String) -> [String: FileStamp] {
+        var out: [String: FileStamp] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name != InstallRecord.fileName {
+            out[name] = FileStamp(path: "\(dir)/\(name)")
+        }
+        return out
+    }
+}
+
+extension InstallRecord {
+    /// True when the folder's files have the sizes and times recorded at install: nothing touched
+    /// them since. False for a record without stamps (an older client's), which calls for a full check.
+    func stampsMatch(_ dir: String) -> Bool {
+        guard let files, !files.isEmpty else { return false }
+        return FileStamp.folder(dir) == files
     }
 }
 
@@ -58,6 +107,22 @@ extension HomeLayout {
                   let record = InstallRecord.read(versionDirectory: dir) else { return nil }
             let manifest = FileManager.default.contents(atPath: "\(dir)/\(BundleLayout.manifest)").flatMap { try? Manifest.decode($0) }
             return InstalledVersion(record: record, directory: dir, size: Self.folderSize(dir), manifest: manifest)
+        }
+    }
+
+    /// Corpora whose `current` version folder holds an install record that does not parse: they
+    /// are missing from `installed()`, and `verify` names them with their repair.
+    public func damagedInstalls() -> [(name: String, directory: String, error: SyncError)] {
+        installedCorpora().compactMap { pair in
+            guard let dir = currentVersionDirectory(remote: pair.remote, id: pair.id) else { return nil }
+            do {
+                _ = try InstallRecord.load(versionDirectory: dir)
+                return nil
+            } catch let e as SyncError {
+                return ("\(pair.remote)/\(pair.id)", dir, e)
+            } catch {
+                return nil
+            }
         }
     }
 

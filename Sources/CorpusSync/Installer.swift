@@ -65,7 +65,7 @@ public struct Installer: Sendable {
         try createFolders()
         let ownLock = lock == nil ? try corpusLock(remote: remote, id: manifest.id, wait: lockWait) : nil
         defer { withExtendedLifetime(ownLock) {} }
-        KillPoint.reached("locked")
+        LifecycleStep.reached("locked")
 
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
         var staged: String?
@@ -77,25 +77,27 @@ public struct Installer: Sendable {
             do {
                 var started: Set<String> = []
                 _ = try reader.extract(to: staging, trustedKeys: trustedKeys) { p in
-                    if started.insert(p.member).inserted { KillPoint.reached("extracting:\(p.member)") }
-                    if p.bytesDone == p.bytesTotal { KillPoint.reached("extracted:\(p.member)") }
+                    if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
+                    if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
                 }
             } catch let e as FormatError { throw SyncError.from(e) }
-            KillPoint.reached("extracted")
+            LifecycleStep.reached("extracted")
             do {
                 try packCheck(staging)
             } catch let e as SyncError {
                 throw e
             } catch {
-                throw SyncError.malformed(what: "pack of \(manifest.id)", reason: String(describing: error))
+                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", reason: String(describing: error))
             }
-            KillPoint.reached("pack-checked")
+            LifecycleStep.reached("pack-checked")
             let size = FileIO.fileSize(bundlePath) ?? 0
             let sha = try bundleSHA256(bundlePath)
-            let record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
+            var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
                                        bundleSHA256: sha, bundleSize: size, installed: Date())
+            // Verified just now: later runs compare against these to notice damage without hashing.
+            record.files = FileStamp.folder(staging)
             try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
-            KillPoint.reached("install-record-written")
+            LifecycleStep.reached("install-record-written")
         }
         let gate = try importGate(remote: remote, id: manifest.id, bundled: bundled, limit: importLimit, wait: lockWait)
         defer { withExtendedLifetime(gate) {} }
@@ -106,10 +108,10 @@ public struct Installer: Sendable {
             guard rename(staging, versionDir) == 0 else { throw SyncError.io(operation: "rename", path: versionDir, errno: errno) }
             staged = nil
             FileIO.syncDirectory(home.versionsDirectory(remote: remote, id: manifest.id))
-            KillPoint.reached("version-renamed")
+            LifecycleStep.reached("version-renamed")
         }
         try pointCurrent(remote: remote, id: manifest.id, version: manifest.version.description)
-        KillPoint.reached("current-pointed")
+        LifecycleStep.reached("current-pointed")
         return manifest
     }
 
@@ -137,13 +139,13 @@ public struct Installer: Sendable {
         let tmp = "\(link)\(Self.linkTemporarySuffix)\(getpid())"
         unlink(tmp)
         guard symlink("versions/\(version)", tmp) == 0 else { throw SyncError.io(operation: "symlink", path: tmp, errno: errno) }
-        KillPoint.reached("link-created")
+        LifecycleStep.reached("link-created")
         guard rename(tmp, link) == 0 else {
             let e = errno
             unlink(tmp)
             throw SyncError.io(operation: "rename", path: link, errno: e)
         }
-        KillPoint.reached("link-renamed")
+        LifecycleStep.reached("link-renamed")
         FileIO.syncDirectory(home.corpusDirectory(remote: remote, id: id))
     }
 
@@ -160,7 +162,7 @@ public struct Installer: Sendable {
         }
         guard unlink(link) == 0 else { throw SyncError.io(operation: "unlink", path: link, errno: errno) }
         FileIO.syncDirectory(home.corpusDirectory(remote: remote, id: id))
-        KillPoint.reached("current-unlinked")
+        LifecycleStep.reached("current-unlinked")
         try discardTree(home.corpusDirectory(remote: remote, id: id))
     }
 
@@ -173,7 +175,7 @@ public struct Installer: Sendable {
         try io { try FileIO.createDirectory(home.staging) }
         let trash = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).trash"
         guard rename(path, trash) == 0 else { throw SyncError.io(operation: "rename", path: path, errno: errno) }
-        KillPoint.reached("tree-moved-aside")
+        LifecycleStep.reached("tree-moved-aside")
         FileIO.remove(trash)
     }
 

@@ -21,6 +21,9 @@ public enum SyncError: Error, Equatable, Sendable {
     case catalogMismatch(reason: String)
     /// A signed or fetched document could not be used (fishy ids, bad JSON, bad paths).
     case malformed(what: String, reason: String)
+    /// A bundle whose signature and hashes hold but whose pack does not open or fails SQLite's
+    /// integrity check (corrupt pages, triggers in its schema): refused at install, not at query time.
+    case unsafePack(corpus: String, reason: String)
 
     // Content (exit 3); the partial download is already discarded when these are thrown.
     case hashMismatch(file: String, expected: String, actual: String)
@@ -31,10 +34,19 @@ public enum SyncError: Error, Equatable, Sendable {
     case network(after: Int, last: TransportError)
     /// Every source answered 404 (exit 6).
     case notFound(file: String)
+    /// A wanted-file names ids, versions or catalogs the catalogs do not offer (each entry says
+    /// which and why); the whole sync is refused before anything is installed or removed.
+    case wantedNotOffered(entries: [String])
 
     // Local (exit 7).
-    case insufficientSpace(path: String, needed: Int64, available: Int64)
+    /// `needed` bytes plus a safety `margin` for the file system do not fit in `available`.
+    /// `indirect`: with this payload stored inline, test builds of Swift 6.3.1 crashed destroying
+    /// `SyncError` values (a layout problem not pinned down); boxed, they do not.
+    indirect case insufficientSpace(path: String, needed: Int64, margin: Int64, available: Int64)
     case io(operation: String, path: String, errno: Int32)
+    /// A file this client wrote into its own home folder (config, accepted catalog, install
+    /// record, token) cannot be read back: a local problem, not the publisher's.
+    case localFileDamaged(path: String, reason: String)
 
     // Entitlement (exit 4).
     /// The origin answered 401: no token, or one it could not verify.
@@ -57,13 +69,13 @@ public enum SyncError: Error, Equatable, Sendable {
     public var category: Category {
         switch self {
         case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .catalogConflict, .expired, .catalogMismatch,
-             .malformed, .hashMismatch, .sizeExceeded, .sizeMismatch:
+             .malformed, .unsafePack, .hashMismatch, .sizeExceeded, .sizeMismatch:
             return .verification
         case .network: return .network
-        case .notFound, .notInstalled: return .notFound
+        case .notFound, .notInstalled, .wantedNotOffered: return .notFound
         case .entitlementRequired, .entitlementDenied, .importLimit: return .entitlement
         case .lockHeld: return .localIO
-        case .insufficientSpace, .io: return .localIO
+        case .insufficientSpace, .io, .localFileDamaged: return .localIO
         case .cancelled: return .cancelled
         }
     }
@@ -96,14 +108,18 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .expired(at): return "the catalog expired at \(at)"
         case let .catalogMismatch(reason): return "the catalog does not match: \(reason)"
         case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
+        case let .unsafePack(corpus, reason): return "the pack of \(corpus) is not safe to search: \(reason)"
         case let .hashMismatch(file, expected, actual): return "\(file): SHA-256 is \(actual), the signed catalog says \(expected)"
         case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
         case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"
         case let .network(after, last): return "unavailable after \(after) attempt\(after == 1 ? "" : "s"): \(last)"
         case let .notFound(file): return "\(file) was not found on any source"
-        case let .insufficientSpace(path, needed, available):
-            return "not enough free space in \(path): \(needed) bytes needed, \(available) available"
+        case let .wantedNotOffered(entries):
+            return "the wanted-file names what no catalog offers: \(entries.joined(separator: "; ")); nothing was installed or removed"
+        case let .insufficientSpace(path, needed, margin, available):
+            return "not enough free space in \(path): needs \(needed) bytes plus a margin of \(margin) bytes for the file system; \(available) bytes available"
         case let .io(operation, path, code): return "\(operation) \(path): \(String(cString: strerror(code)))"
+        case let .localFileDamaged(path, reason): return "\(path), a file of this home folder, is damaged: \(reason)"
         case let .entitlementRequired(file): return "\(file) needs an entitlement token and none was accepted"
         case let .entitlementDenied(file): return "the entitlement token does not cover \(file)"
         case let .importLimit(used, limit): return "the import limit is reached: \(used) of \(limit) corpora installed"
@@ -113,4 +129,25 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         }
     }
     public var errorDescription: String? { description }
+}
+
+extension SyncError {
+    /// What to do about a damaged local file, by which file of the home folder it is (docs/layout.md).
+    public var localFileAdvice: String? {
+        guard case let .localFileDamaged(path, _) = self else { return nil }
+        let parts = path.split(separator: "/").map(String.init)
+        // The names of `HomeLayout.config`, `.token` and the install record.
+        switch parts.last ?? "" {
+        case "config.json":
+            return "fix it, or remove it and add the catalogs again (corpus remote add NAME URL --trust KEY.pub)"
+        case InstallRecord.fileName:
+            // …/corpora/<remote>/<id>/versions/<version>/install.json
+            let name = parts.count >= 5 ? "\(parts[parts.count - 5])/\(parts[parts.count - 4])" : "ID"
+            return "reinstall the corpus: corpus install \(name)"
+        case "token":
+            return "store the token again (corpus logout, then corpus login TOKEN)"
+        default:
+            return "remove it; the next corpus catalog fetches and verifies the catalog again"
+        }
+    }
 }

@@ -114,6 +114,27 @@ public struct SyncPlanner: Sendable {
         return .failure(.ambiguous(candidates: matches.map(\.qualifiedName).sorted()))
     }
 
+    /// The entries of a wanted-file the catalogs cannot satisfy, in file order, each saying why:
+    /// an id no catalog offers, a catalog prefix that names none of `remotes`, a name several
+    /// catalogs offer, a pinned version that is neither offered nor installed.
+    public func unresolved(_ wanted: [WantedCorpus], remotes: Set<String>) -> [String] {
+        wanted.compactMap { w in
+            let label = w.version.map { "\(w.id)@\($0)" } ?? w.id
+            switch resolveOffer(w.id) {
+            case let .failure(.ambiguous(candidates)):
+                return "\(label) (offered by several catalogs; use one of \(candidates.joined(separator: ", ")))"
+            case .failure:
+                let parts = w.id.split(separator: "/", maxSplits: 1).map(String.init)
+                if parts.count == 2, !remotes.contains(parts[0]) { return "\(label) (no catalog is named \(parts[0]))" }
+                return "\(label) (no catalog offers it)"
+            case let .success(offer):
+                guard let pin = w.version, pin != offer.entry.version,
+                      !installed.contains(where: { $0.remote == offer.remote && $0.id == offer.entry.id && $0.version == pin }) else { return nil }
+                return "\(label) (version \(pin) is not offered; \(offer.remote) offers \(offer.entry.version))"
+            }
+        }
+    }
+
     /// Corpora that count against the import limit: every installed one that is not a bundled starter.
     public var importsUsed: Int { installed.filter { !$0.bundled }.count }
 

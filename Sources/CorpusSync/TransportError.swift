@@ -9,8 +9,15 @@ public enum TransportError: Error, Equatable, Sendable {
     case httpStatus(code: Int)
     /// The body grew past the caller's cap (the transfer stopped at `limit + 1` bytes).
     case tooLarge(limit: Int64)
-    /// No body byte arrived for `seconds`.
+    /// No byte at all arrived for `seconds` (headers included).
     case stalled(seconds: Double)
+    /// Bytes kept coming, but fewer than `minimumBytesPerSecond` on average over a window of
+    /// `seconds` (TUF slow retrieval: a server trickling a byte now and then).
+    // `indirect`: with these payloads inline, test builds of Swift 6.3.1 crashed destroying a
+    // `SyncError.network` holding one (a layout problem not pinned down); boxed, they do not.
+    indirect case tooSlow(minimumBytesPerSecond: Double, seconds: Double)
+    /// The whole operation (a catalog refresh) did not finish within its total deadline.
+    indirect case deadlineExceeded(seconds: Double, what: String)
     /// A redirect the client will not follow: https→http, another scheme, or too many hops.
     case redirectRefused(reason: String)
     case cancelled
@@ -18,7 +25,8 @@ public enum TransportError: Error, Equatable, Sendable {
     /// True when asking the same server again may succeed.
     public var isTransient: Bool {
         switch self {
-        case .network, .stalled: return true
+        case .network, .stalled, .tooSlow: return true
+        case .deadlineExceeded: return false
         case let .httpStatus(code): return code == 408 || code == 429 || code >= 500
         case .tooLarge, .redirectRefused, .cancelled: return false
         }
@@ -31,9 +39,14 @@ extension TransportError: CustomStringConvertible {
         case let .network(reason): return "network error: \(reason)"
         case let .httpStatus(code): return "the server answered HTTP \(code)"
         case let .tooLarge(limit): return "the server sent more than \(limit) bytes"
-        case let .stalled(seconds): return "no data for \(Int(seconds.rounded(.up))) s"
+        case let .stalled(seconds): return "no data for \(Self.seconds(seconds)) s"
+        case let .tooSlow(rate, seconds): return "slower than \(Self.seconds(rate)) bytes/s over \(Self.seconds(seconds)) s"
+        case let .deadlineExceeded(seconds, what): return "no complete answer within the \(Self.seconds(seconds)) s \(what) deadline"
         case let .redirectRefused(reason): return "redirect refused: \(reason)"
         case .cancelled: return "cancelled"
         }
     }
+
+    /// `30`, `0.4`, `1024`: as configured, without a trailing `.0`.
+    static func seconds(_ value: Double) -> String { String(format: "%g", value) }
 }

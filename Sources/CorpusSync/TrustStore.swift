@@ -83,3 +83,28 @@ public struct TrustStore: Sendable {
         }
     }
 }
+
+extension TrustStore {
+    /// `trust/local/`: the keys imports were trusted with (`corpus import FILE --trust KEY`), one
+    /// `<keyid>.pub` each, so `verify` can check imported corpora later (docs/layout.md).
+    var localFolder: String { home.trust(HomeLayout.localRemote) }
+
+    /// The keys imports were trusted with; a file that is not a public key named by its own key id is ignored.
+    public func localKeys() -> [PublicKey] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: localFolder)) ?? []).sorted()
+        return names.compactMap { name in
+            guard name.hasSuffix(".pub"), let key = try? PublicKey(contentsOf: "\(localFolder)/\(name)"),
+                  name == "\(key.keyID).pub" else { return nil }
+            return key
+        }
+    }
+
+    /// Remembers a key an import was trusted with.
+    public func rememberLocal(_ key: PublicKey) throws {
+        try io {
+            try FileIO.createDirectory("\(home.root)/trust")
+            try FileIO.createDirectory(localFolder)
+            try FileIO.writeAtomically(Data(key.fileText.utf8), to: "\(localFolder)/\(key.keyID).pub")
+        }
+    }
+}

@@ -2,12 +2,13 @@ import Foundation
 @testable import CorpusEngine
 
 /// Where the MiniLM tests find the model (fetched by scripts/fetch-model.sh) and the golden
-/// vectors computed by sentence-transformers (shared/, beside the repository).
+/// vectors computed by sentence-transformers (`Tests/Fixtures/minilm-golden.json`; its origin is in
+/// `Tests/Fixtures/README.md`).
 enum MiniLMFixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let modelDirectory = packageRoot.appendingPathComponent("models/all-MiniLM-L6-v2")
-    static let goldenPath = packageRoot.appendingPathComponent("../shared/golden/minilm-shared.json").standardized.path
+    static let goldenPath = packageRoot.appendingPathComponent("Tests/Fixtures/minilm-golden.json").path
 
     static var modelAvailable: Bool {
         FileManager.default.fileExists(atPath: modelDirectory.appendingPathComponent("model.safetensors").path)
@@ -28,7 +29,7 @@ enum MiniLMFixtures {
 
     struct GoldenMissing: Error, CustomStringConvertible {
         let path: String
-        var description: String { "golden file \(path) is missing: the shared/ folder must sit beside the repository" }
+        var description: String { "golden file \(path) is missing from the checkout" }
     }
 
     static func golden() throws -> Golden {

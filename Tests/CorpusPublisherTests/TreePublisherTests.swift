@@ -103,6 +103,9 @@ import CorpusTestSupport
         let f = try Fixture()
         let first = try f.publish()
         try f.dir.write("catalog/tides/neaps.txt", "Neaps\n\nNeap tides follow the first and last quarter moons.")
+        // New content is a new version (a version names one content: TreeVersionRuleTests).
+        let catalogJSON = try String(contentsOfFile: "\(f.catalog)/catalog.json", encoding: .utf8)
+        try f.dir.write("catalog/catalog.json", catalogJSON.replacingOccurrences(of: #""id": "tides", "version": "1""#, with: #""id": "tides", "version": "2""#))
         let second = try f.publish()
         #expect(second.built == ["tides"])
         #expect(second.reused == ["orbits"])

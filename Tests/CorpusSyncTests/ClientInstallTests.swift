@@ -153,15 +153,15 @@ import Foundation
         let good = try env.bundle(id: "tides", version: "1", words: "ebb")
         try env.publish([try env.entry(good)])
         _ = try await env.client.install([WantedCorpus(id: "tides")])
-        let bad = try env.bundle(id: "tides", version: "2", words: "flood", tamperPack: corruptPack)
+        let bad = try env.bundle(id: "tides", version: "2", words: "flood", tamperPack: corruptPackPages)
         try env.publish([try env.entry(bad)])
         let before = env.snapshot
         let outcomes = try await env.client.sync(wanted: nil, prune: false)
-        guard case let .malformed(what, reason)? = outcomes.first?.error else {
-            Issue.record("expected a malformed pack, got \(outcomes)")
+        guard case let .unsafePack(what, reason)? = outcomes.first?.error else {
+            Issue.record("expected an unsafe pack, got \(outcomes)")
             return
         }
-        #expect(what == "pack of tides" && reason.contains("integrity check"))
+        #expect(what == "main/tides" && reason.contains("integrity check"))
         #expect(env.snapshot == before, "home changed:\n\(before)\n---\n\(env.snapshot)")
         #expect(Set(try await env.search("ebb")) == ["tides@1"])
     }

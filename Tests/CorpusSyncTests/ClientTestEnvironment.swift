@@ -37,33 +37,18 @@ final class ClientTestEnvironment: HomeSnapshotting, @unchecked Sendable {
     var key: SecretKey { tree.rootKeys[0] }
 
     /// A real signed bundle whose one document holds `words` (so searches can tell versions apart).
-    struct Bundle {
-        let path: String
-        let manifest: Manifest
-    }
+    typealias Bundle = SignedBundle
 
     func bundle(id: String, version: String, words: String, key: SecretKey? = nil, tamperPack: ((String) throws -> Void)? = nil) throws -> Bundle {
-        let folder = work.url("\(id)-\(version)-\(UInt32.random(in: 0...UInt32.max))")
         let fixture = PackFixture(id: id, version: version, texts: ["notes/\(id).md": ["\(id) version \(version): \(words)", "A second passage about \(words)."]])
-        try fixture.write(to: folder)
-        try tamperPack?("\(folder)/\(BundleLayout.pack)")
-        let unsigned = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(BundleLayout.manifest)")))
-        let out = "\(folder).corpus.zip"
-        let manifest = try BundleWriter.write(manifest: unsigned, packPath: "\(folder)/\(BundleLayout.pack)",
-                                              vectorsPath: "\(folder)/\(BundleLayout.vectors)", key: key ?? self.key, to: out)
-        return Bundle(path: out, manifest: manifest)
+        return try tree.signedBundle(fixture, work: work, key: key ?? self.key, tamperPack: tamperPack)
     }
 
     /// The catalog entry for a bundle, stored in the tree under its content hash.
     /// `as` overrides what the catalog claims (id, version), to stage a mismatch.
     func entry(_ b: Bundle, access: Access = .free, tier: String? = nil, bundled: Bool = false,
                claimID: String? = nil, claimVersion: String? = nil) throws -> CatalogEntry {
-        let ref = try tree.addBundle(try Data(contentsOf: URL(fileURLWithPath: b.path)))
-        let m = b.manifest
-        return CatalogEntry(id: claimID ?? m.id, version: claimVersion.flatMap(CorpusVersion.init) ?? m.version, title: m.title,
-                            description: "test corpus \(m.id)", language: "en", license: "CC0-1.0", access: access, tier: tier,
-                            bundled: bundled, bundle: ref, documents: m.documents, passages: m.passages, embedder: m.embedder,
-                            contentDigest: m.contentDigest)
+        try tree.catalogEntry(for: b, access: access, tier: tier, bundled: bundled, claimID: claimID, claimVersion: claimVersion)
     }
 
     /// Publishes the next catalog version offering exactly `entries`.
@@ -97,19 +82,4 @@ final class ClientTestEnvironment: HomeSnapshotting, @unchecked Sendable {
         options.lexicalOnly = true
         return try await CorpusLibrary(home: home.root).search(word, options: options).map { "\($0.corpus)@\($0.version)" }
     }
-}
-
-/// Damages the pack so that it still opens and reads (every query the engine makes at open time
-/// succeeds) but `PRAGMA quick_check` fails: the fragmented-bytes count in the header of the
-/// `documents` table's root page is made wrong ("Fragmentation of 0 bytes reported as 13").
-func corruptPack(_ packPath: String) throws {
-    let root = try Int(#require(try Database(path: packPath, mode: .readOnly)
-        .scalarInt("SELECT rootpage FROM sqlite_schema WHERE name = 'documents'")))
-    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: packPath))
-    defer { try? handle.close() }
-    let header = try handle.readToEnd() ?? Data()
-    let pageSize = Int(header[16]) << 8 | Int(header[17])
-    let fragmentedBytes = (root - 1) * pageSize + (root == 1 ? 100 : 0) + 7
-    try handle.seek(toOffset: UInt64(fragmentedBytes))
-    try handle.write(contentsOf: Data([header[fragmentedBytes] &+ 13]))
 }

@@ -252,8 +252,8 @@ import Testing
         do {
             _ = try await env.downloader.download(huge, from: [origin(server)])
             Issue.record("expected insufficientSpace")
-        } catch let SyncError.insufficientSpace(path, needed, available) {
-            #expect(path == env.home.downloads && needed == 1 << 60 && available < needed)
+        } catch let SyncError.insufficientSpace(path, needed, margin, available) {
+            #expect(path == env.home.downloads && needed == 1 << 60 && margin == 1 << 20 && available < needed)
         }
         #expect(server.requestCount == 0)
         #expect(env.snapshot == before)

@@ -59,13 +59,13 @@ import Synchronization
         let good = try env.bundle(id: "tides", version: "1", words: "ebb")
         try installer(env).install(bundlePath: good.path, remote: "main", expected: expectation(good), bundled: false, trustedKeys: [env.key.publicKey])
         // Version 2's pack is damaged before the manifest hashes it, so every hash and the signature hold.
-        let bad = try env.bundle(id: "tides", version: "2", words: "flood", tamperPack: corruptPack)
+        let bad = try env.bundle(id: "tides", version: "2", words: "flood", tamperPack: corruptPackPages)
         let before = env.snapshot
         do {
             try installer(env).install(bundlePath: bad.path, remote: "main", expected: expectation(bad), bundled: false, trustedKeys: [env.key.publicKey])
             Issue.record("a corrupt pack was installed")
-        } catch let SyncError.malformed(what, reason) {
-            #expect(what == "pack of tides")
+        } catch let SyncError.unsafePack(corpus, reason) {
+            #expect(corpus == "main/tides")
             #expect(reason.contains("integrity check"), "\(reason)")
         }
         #expect(env.snapshot == before)

@@ -12,16 +12,36 @@ extension HomeSnapshotting {
     /// Runs `body`, expecting exactly `expected`, and checks the home folder did not change.
     func expectRefusal<T>(_ expected: SyncError, sourceLocation: SourceLocation = #_sourceLocation,
                           _ body: () async throws -> T) async {
-        let before = snapshot
+        await expectRefusal(described: "\(expected)", sourceLocation: sourceLocation, { e in
+            #expect(e == expected, sourceLocation: sourceLocation)
+        }, body)
+    }
+
+    /// Runs `body`, expecting a `SyncError` of `category` whose message is exactly `message`, and
+    /// checks the home folder did not change.
+    func expectRefusal<T>(category: SyncError.Category, message: String, sourceLocation: SourceLocation = #_sourceLocation,
+                          _ body: () async throws -> T) async {
+        await expectRefusal(described: message, sourceLocation: sourceLocation, { e in
+            #expect(e.category == category, "\(e)", sourceLocation: sourceLocation)
+            #expect(e.description == message, sourceLocation: sourceLocation)
+        }, body)
+    }
+
+    /// Runs `body`, expecting a `SyncError` that `check` accepts, and checks that `take` (default:
+    /// the home's snapshot) is the same before and after.
+    func expectRefusal<T>(described: String, snapshot take: (() -> DirectorySnapshot)? = nil, sourceLocation: SourceLocation,
+                          _ check: (SyncError) -> Void, _ body: () async throws -> T) async {
+        let shot = take ?? { snapshot }
+        let before = shot()
         do {
             _ = try await body()
-            Issue.record("expected \(expected), but it succeeded", sourceLocation: sourceLocation)
+            Issue.record("expected the refusal \(described), but it succeeded", sourceLocation: sourceLocation)
         } catch let e as SyncError {
-            #expect(e == expected, sourceLocation: sourceLocation)
+            check(e)
         } catch {
-            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
+            Issue.record("expected \(described), got \(error)", sourceLocation: sourceLocation)
         }
-        let after = snapshot
+        let after = shot()
         #expect(after == before, "home changed:\n\(before)\n---\n\(after)", sourceLocation: sourceLocation)
     }
 }

@@ -44,6 +44,9 @@ public final class MisbehavingServer: @unchecked Sendable {
         case rangeNotSatisfiable
         /// Send `extra` garbage bytes after the Content-Length the response claims.
         case extraBytes(Int)
+        /// Answer a range request with 206 and a correct `Content-Range`, but no `Content-Length`,
+        /// and send `extra` bytes more than the range holds before closing.
+        case overlongRange(extra: Int)
         /// Stream bytes with no Content-Length until the client gives up.
         case endless
         /// 302 to `base` + the request path (another host:port, another scheme).
@@ -242,6 +245,11 @@ public final class MisbehavingServer: @unchecked Sendable {
             }
         }
         let body = content.subdata(in: start..<end)
+        if case let .overlongRange(extra) = how {
+            send(fd, head(status, headers))
+            _ = sendAll(fd, body + Data(repeating: 0x5a, count: extra))
+            return
+        }
         headers["Content-Length"] = String(body.count)
         send(fd, head(status, headers))
 

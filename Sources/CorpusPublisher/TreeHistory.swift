@@ -1,0 +1,68 @@
+import Foundation
+import CorpusFormat
+
+/// What a published tree has already promised its clients, read from its pointer and every signed
+/// catalog it still holds (`catalogs/<N>.json`; a publish never removes them): the catalog's id,
+/// the highest catalog version, and every corpus version with the content it named.
+///
+/// A publish may not take any of it back (TUF's version rules, applied by the publisher so that
+/// no client gets stuck): the catalog id stays, a corpus version names one content for good, and
+/// a corpus's versions only go up. A client that installed `tides` 1 never looks at `tides` 1
+/// again, so other content under that version would never reach it.
+struct TreeHistory {
+    /// The highest catalog version in the tree (0 for a new tree): the pointer's, or a higher
+    /// `catalogs/<N>.json` left by a publish that stopped before replacing the pointer.
+    private(set) var latestVersion = 0
+    /// The id clients know the tree by: the pointer's, else the newest catalog's.
+    private(set) var catalogID: String?
+    /// Per corpus id, every version published with its content digest and the newest catalog listing it.
+    private(set) var corpora: [String: [CorpusVersion: (digest: String, catalog: Int)]] = [:]
+
+    static func load(tree: String) throws -> TreeHistory {
+        var history = TreeHistory()
+        let pointerPath = "\(tree)/\(TreeLayout.pointer)"
+        if let data = FileManager.default.contents(atPath: pointerPath) {
+            guard let pointer = try? JSONDecoder().decode(CatalogPointer.self, from: data), pointer.version >= 1 else {
+                throw PublisherError.invalidTree(path: TreeLayout.pointer, reason: "not a catalog pointer")
+            }
+            history.latestVersion = pointer.version
+            history.catalogID = pointer.id
+        }
+        let numbered = ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [])
+            .compactMap { $0.hasSuffix(".json") ? Int($0.dropLast(5)) : nil }.sorted()
+        var newestID: String?
+        for n in numbered {
+            history.latestVersion = max(history.latestVersion, n)
+            // Only the signed catalogs the publisher wrote count; a damaged one promised nothing readable.
+            guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: n))"),
+                  let catalog = try? Catalog.decode(data) else { continue }
+            newestID = catalog.id
+            for e in catalog.corpora { history.corpora[e.id, default: [:]][e.version] = (e.contentDigest, n) }
+        }
+        if history.catalogID == nil { history.catalogID = newestID }
+        return history
+    }
+
+    /// Refuses a catalog id other than the one the tree serves.
+    func checkCatalogID(_ id: String, tree: String) throws {
+        if let published = catalogID, published != id {
+            throw PublisherError.catalogIDChanged(tree: tree, published: published, catalog: id)
+        }
+    }
+
+    /// Refuses a corpus version that is neither above the highest the tree published for that corpus
+    /// nor that very version (`1.0` after `1` compares equal, so clients would not see it as new).
+    /// Checked before building: it needs no content.
+    func checkVersion(corpus id: String, version: CorpusVersion) throws {
+        guard let highest = corpora[id]?.max(by: { $0.key < $1.key }),
+              !(version > highest.key), version.description != highest.key.description else { return }
+        throw PublisherError.versionLowered(corpus: id, version: version.description, published: highest.key.description,
+                                            catalogVersion: highest.value.catalog)
+    }
+
+    /// Refuses a corpus version the tree published with another content digest.
+    func checkContent(corpus id: String, version: CorpusVersion, contentDigest: String) throws {
+        guard let published = corpora[id]?[version], published.digest != contentDigest else { return }
+        throw PublisherError.versionReused(corpus: id, version: version.description, catalogVersion: published.catalog)
+    }
+}
