@@ -74,6 +74,17 @@ struct EntitlementTokenStrictnessTests {
         #expect(try anyCatalog.verify(token, now: nowDate).corpora == ["a"])
     }
 
+    @Test func theServerAnswers403ToATokenWithoutAudience() throws {
+        let f = try ServerFixture()
+        let noAudience = try EntitlementToken.issue(key: f.tree.entitlementKey, issuer: "t", subject: "u", audience: nil,
+                                                    corpora: ["paid-atlas"], lifetime: 600).compact
+        let r = try f.get(f.bundle("paid-atlas"), headers: f.bearer(noAudience))
+        #expect(r.status == 403)
+        #expect(r.text == "403 the entitlement token names no audience (aud); this server accepts only tokens for catalog \"demo\"\n")
+        #expect(r.header("WWW-Authenticate")?.contains("insufficient_scope") == true)
+        #expect(try f.get("/_auth", headers: ["X-Original-URI": f.bundle("paid-atlas"), "Authorization": "Bearer " + noAudience]).status == 403)
+    }
+
     /// (name, claims beyond aud/corpora, leeway, accepted?) with now = 1_800_000_000.
     /// A token is good while now < exp + leeway, and from nbf − leeway (iat the same) on.
     static let boundaries: [(String, String, TimeInterval, Bool)] = [
