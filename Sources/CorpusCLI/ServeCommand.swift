@@ -2,15 +2,17 @@ import Foundation
 import CorpusFormat
 import CorpusServer
 
-/// `corpusd serve PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB]`
+/// `corpusd serve PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--metrics-listen HOST:PORT] [--metrics-token-file FILE]`
 enum ServeCommand {
     static let spec = CommandSpec(
-        ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB]",
+        ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE]",
         "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
         positionals: 1...1,
         options: [.value("--listen", "address to listen on (default 127.0.0.1:8080)"),
                   .value("--entitlement-pub", "public key (minisign .pub) that signs entitlement tokens"),
-                  .value("--threads", "worker threads (default: CPUs, at most 4)")])
+                  .value("--threads", "worker threads (default: CPUs, at most 4)"),
+                  .value("--metrics-listen", "serve /metrics (and /healthz) on this address only, not on --listen"),
+                  .value("--metrics-token-file", "require Authorization: Bearer <the token in FILE> for /metrics")])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let root = cmd.positionals[0]
@@ -25,6 +27,7 @@ enum ServeCommand {
             guard let n = Int(t), (1...64).contains(n) else { throw UsageError.invalidValue(option: "--threads", value: t, expected: "a number from 1 to 64") }
             config.threads = n
         }
+        config.metrics = try metricsAccess(cmd)
         if !console.quiet && !console.json {
             config.accessLog = { entry in console.err(entry.description) }
         }
@@ -34,33 +37,47 @@ enum ServeCommand {
         }
 
         // Catch the signals before any server thread exists; the handler only writes to a pipe.
-        let signals = try TerminationSignals()
+        let signals = try ServeSignals()
         let server: HTTPServer
         do {
             server = try HTTPServer(config)
         } catch {
             throw ErrorReport(code: "listen", message: error.description, hint: "choose another --listen address or stop what uses it", exit: .localIO)
         }
+        let metricsURL = server.metricsPort.map { "http://\(config.metrics?.ownListenerHost ?? server.host):\($0)/metrics" }
         if console.json {
-            console.emit(["serving": root, "url": "http://\(server.host):\(server.port)"])
+            var o: [String: Any] = ["serving": root, "url": "http://\(server.host):\(server.port)"]
+            if let metricsURL { o["metrics"] = metricsURL }
+            console.emit(o)
         } else {
             console.info("serving \(root) on http://\(server.host):\(server.port)")
+            if let metricsURL { console.info("metrics on \(metricsURL)") }
         }
-        if config.entitlementKey == nil && !console.quiet && !console.json {
-            console.err("note: no --entitlement-pub given; bundles of entitled corpora are refused (403)")
+        if !console.quiet && !console.json {
+            if config.entitlementKey == nil { console.err("note: no --entitlement-pub given; bundles of entitled corpora are refused (403)") }
+            if config.metrics == nil && MetricsAccess.default(listenHost: config.host).place == .nowhere {
+                console.err("note: /metrics is off on a non-loopback --listen; give --metrics-listen 127.0.0.1:PORT or --metrics-token-file FILE")
+            }
         }
-        let signalName = await signals.wait()
+        // SIGHUP re-reads the catalogs (and keeps serving); SIGTERM and SIGINT stop.
+        var signalName = await signals.next()
+        while signalName == "SIGHUP" {
+            if !console.quiet && !console.json { console.err("SIGHUP: re-reading the catalogs of \(root)") }
+            server.reloadCatalogs()
+            signalName = await signals.next()
+        }
         if !console.quiet && !console.json { console.err("\(signalName): finishing downloads in flight, then stopping") }
         let drained = server.stop(grace: .seconds(30))
         if !console.quiet && !console.json { console.err(drained ? "stopped" : "stopped (some downloads were cut off after 30 s)") }
     }
 }
 
-/// SIGTERM and SIGINT, turned into an awaitable event with the self-pipe trick: the handler (which
-/// may run on any thread, libmicrohttpd's included) only writes the signal number to a pipe, and
-/// a plain thread blocked on the pipe resumes the waiting task. Unlike a dispatch signal source,
-/// this does not depend on which threads happen to block the signal.
-private final class TerminationSignals: @unchecked Sendable {
+/// SIGTERM, SIGINT and SIGHUP, turned into awaitable events with the self-pipe trick: the handler
+/// (which may run on any thread, libmicrohttpd's included) only writes the signal number to a
+/// pipe, and a plain thread blocked on the pipe resumes the waiting task. Unlike a dispatch signal
+/// source, this does not depend on which threads happen to block the signal. SIGHUP's default
+/// action would end the process mid-download; caught, it means "re-read the tree".
+private final class ServeSignals: @unchecked Sendable {
     nonisolated(unsafe) private static var writeFD: Int32 = -1
     private let readFD: Int32
 
@@ -69,23 +86,57 @@ private final class TerminationSignals: @unchecked Sendable {
         guard pipe(&fds) == 0 else { throw FormatError.io(operation: "pipe", path: "-", errno: errno) }
         readFD = fds[0]
         Self.writeFD = fds[1]
-        for sig in [SIGTERM, SIGINT] {
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
             signal(sig) { number in
                 var byte = UInt8(truncatingIfNeeded: number)
-                _ = write(TerminationSignals.writeFD, &byte, 1)
+                _ = write(ServeSignals.writeFD, &byte, 1)
             }
         }
     }
 
-    /// Suspends until SIGTERM or SIGINT arrives; returns its name.
-    func wait() async -> String {
+    /// Suspends until the next of the three signals arrives; returns its name.
+    func next() async -> String {
         await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
             let fd = readFD
             Thread.detachNewThread {
                 var byte: UInt8 = 0
                 while read(fd, &byte, 1) < 0 && errno == EINTR {}
-                done.resume(returning: Int32(byte) == SIGINT ? "SIGINT" : "SIGTERM")
+                switch Int32(byte) {
+                case SIGINT: done.resume(returning: "SIGINT")
+                case SIGHUP: done.resume(returning: "SIGHUP")
+                default: done.resume(returning: "SIGTERM")
+                }
             }
         }
+    }
+}
+
+extension ServeCommand {
+    /// `--metrics-listen` and `--metrics-token-file`; nil leaves the default (`MetricsAccess.default`).
+    static func metricsAccess(_ cmd: ParsedCommand) throws -> MetricsAccess? {
+        let token = try cmd.value("--metrics-token-file").map(readMetricsToken)
+        if let text = cmd.value("--metrics-listen") {
+            do {
+                let (host, port) = try ServerConfiguration.parseListen(text)
+                return MetricsAccess(place: .ownListener(host: host, port: port), token: token)
+            } catch {
+                throw UsageError.invalidValue(option: "--metrics-listen", value: text, expected: "HOST:PORT with an IPv4 host")
+            }
+        }
+        return token.map { MetricsAccess(place: .mainListener, token: $0) }
+    }
+
+    /// The scrape token: the file's one line. Its content never appears in a message.
+    static func readMetricsToken(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ErrorReport(code: "not-found", message: "cannot read the metrics token file \(path)",
+                              hint: "write a random token into it, e.g. openssl rand -hex 32 > \(path)", exit: .notFound)
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (MetricsAccess.minTokenLength...4096).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw UsageError.invalidValue(option: "--metrics-token-file", value: path,
+                                          expected: "a file holding one token of \(MetricsAccess.minTokenLength) to 4096 printable characters without spaces")
+        }
+        return token
     }
 }

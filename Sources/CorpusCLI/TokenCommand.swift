@@ -1,16 +1,16 @@
 import Foundation
 import CorpusFormat
 
-/// `corpusd token issue --key KEY --sub SUBJECT (--corpora A,B | --tier T) [--expires DURATION]
-/// [--import-limit N] [--aud CATALOG_ID | --catalog PUBLIC_DIR]`
+/// `corpusd token issue --key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR)
+/// [--expires DURATION] [--import-limit N]`
 ///
 /// The audience names the catalog a token is good for (design.md §4): give it as `--aud CATALOG_ID`,
-/// or let `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`. Without either, the
-/// token has no `aud` and is good for every catalog whose server trusts the signing key.
+/// or let `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`. One of them is
+/// required: servers refuse a token without `aud` (docs/format.md), so one is never issued.
 enum TokenCommand {
     static let issueSpec = CommandSpec(
         ["token", "issue"],
-        "--key KEY --sub SUBJECT (--corpora A,B | --tier T) [--expires DURATION] [--import-limit N] [--aud CATALOG_ID | --catalog PUBLIC_DIR]",
+        "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N]",
         "print an entitlement token (EdDSA JWT) signed with KEY",
         options: [.value("--key", "minisign secret key (from corpusd keygen)"),
                   .value("--sub", "who the token is for (user or account id)"),
@@ -59,7 +59,7 @@ enum TokenCommand {
         let token = try EntitlementToken.issue(key: key, issuer: issuer, subject: subject, audience: audience,
                                                corpora: corpora, tiers: tiers, importLimit: limit, lifetime: lifetime)
         if console.json {
-            var o: [String: Any] = ["token": token.compact, "aud": audience ?? NSNull(), "sub": subject, "jti": token.claims.tokenID ?? "",
+            var o: [String: Any] = ["token": token.compact, "aud": audience, "sub": subject, "jti": token.claims.tokenID ?? "",
                                     "expires": Timestamp.format(token.claims.expiresAt), "corpora": corpora, "tiers": tiers]
             if let limit { o["import_limit"] = limit }
             console.emit(o)
@@ -68,7 +68,7 @@ enum TokenCommand {
         }
     }
 
-    private static func audience(_ cmd: ParsedCommand) throws -> String? {
+    private static func audience(_ cmd: ParsedCommand) throws -> String {
         switch (cmd.value("--aud"), cmd.value("--catalog")) {
         case let (aud?, nil):
             guard Identifier.isValid(aud) else { throw UsageError.invalidValue(option: "--aud", value: aud, expected: "a catalog id") }
@@ -84,8 +84,7 @@ enum TokenCommand {
         case (.some, .some):
             throw UsageError.invalidValue(option: "--catalog", value: cmd.value("--catalog")!, expected: "used together with --aud; give one of them")
         case (nil, nil):
-            // design.md's contract form: no audience, so the token is good for every catalog this key serves.
-            return nil
+            throw UsageError.missingRequired("--aud CATALOG_ID or --catalog PUBLIC_DIR", command: "token issue")
         }
     }
 

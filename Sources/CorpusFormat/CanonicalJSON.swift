@@ -47,7 +47,10 @@ public enum CanonicalJSON {
         return Data(serialize(tree))
     }
 
+    /// Decodes a signed or hashed document; an object with a member name twice is refused, since
+    /// which of the two a reader sees is up to the reader (see `JSONDuplicateKeys`).
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data, what: String) throws -> T {
+        if let refusal = uniquenessRefusal(data) { throw FormatError.malformed(what: what, reason: refusal) }
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {

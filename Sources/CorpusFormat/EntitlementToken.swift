@@ -57,6 +57,8 @@ public struct EntitlementClaims: Equatable, Sendable {
 
     /// Decodes a payload; every claim must have its documented type, `exp` is required.
     static func decode(payload: [UInt8]) throws(EntitlementTokenError) -> EntitlementClaims {
+        // RFC 7519 §4: claim names must be unique (two `exp`s: which one would another reader use?).
+        if let refusal = CanonicalJSON.uniquenessRefusal(Data(payload)) { throw .malformed(reason: "claims: " + refusal) }
         let wire: WireClaims
         do {
             wire = try JSONDecoder().decode(WireClaims.self, from: Data(payload))
@@ -144,7 +146,8 @@ public struct EntitlementVerifier: Sendable {
     public static let maxLeeway: TimeInterval = 300
 
     public let key: PublicKey
-    /// When set, the token's `aud` must contain it (the catalog id).
+    /// When set, the token's `aud` must contain it (the catalog id); a token without `aud` is then
+    /// refused. nil checks no audience: only for reading a token, never for granting access.
     public let audience: String?
     public let leeway: TimeInterval
 
@@ -169,14 +172,17 @@ public struct EntitlementVerifier: Sendable {
         return try EntitlementClaims.decode(payload: parts.payload)
     }
 
-    /// Lifetime (with leeway), then audience when one is required.
+    /// Lifetime, then audience when one is required. With leeway L a token is good while
+    /// now < exp + L, and from nbf − L and iat − L on (RFC 7519 §4.1.4–4.1.6: `exp` is the first
+    /// second it is no longer accepted, `nbf` the first second it is).
     public func check(_ claims: EntitlementClaims, audience: String?, now: Date = Date()) throws(EntitlementTokenError) {
         if now.timeIntervalSince(claims.expiresAt) >= leeway { throw .expired(at: claims.expiresAt) }
         if let nbf = claims.notBefore, nbf.timeIntervalSince(now) > leeway { throw .notYetValid(at: nbf) }
         if let iat = claims.issuedAt, iat.timeIntervalSince(now) > leeway { throw .notYetValid(at: iat) }
-        // A token without `aud` was issued for every catalog served with this key (corpusd token
-        // issue without --aud); one with `aud` is good only for the catalogs it names.
-        if let audience, !claims.audience.isEmpty, !claims.audience.contains(audience) {
+        // The audience is what keeps a token for one catalog from opening another served with the
+        // same key (RFC 8725 §3.9), so a token that names none is refused wherever a catalog id is
+        // known; `corpusd token issue` always writes one.
+        if let audience, !claims.audience.contains(audience) {
             throw .wrongAudience(expected: audience, actual: claims.audience.prefix(4).map(JWS.printable))
         }
     }

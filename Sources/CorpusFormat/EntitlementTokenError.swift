@@ -16,7 +16,7 @@ public enum EntitlementTokenError: Error, Equatable, Sendable {
     case expired(at: Date)
     /// `nbf` (or `iat`) is in the future, beyond the allowed clock-skew leeway.
     case notYetValid(at: Date)
-    /// The token's `aud` is not the catalog it is presented to.
+    /// The token's `aud` is not the catalog it is presented to, or (`actual` empty) names none.
     case wrongAudience(expected: String, actual: [String])
     /// A valid token that covers neither this corpus nor its tier.
     case notCovered(corpus: String)
@@ -56,9 +56,10 @@ extension EntitlementTokenError: CustomStringConvertible, LocalizedError {
         case .signatureInvalid: return "the entitlement token's signature does not verify"
         case let .expired(at): return "the entitlement token expired at \(Timestamp.format(at))"
         case let .notYetValid(at): return "the entitlement token is not valid before \(Timestamp.format(at))"
+        case let .wrongAudience(expected, actual) where actual.isEmpty:
+            return "the entitlement token names no audience (aud); this server accepts only tokens for catalog \(expected.debugDescription)"
         case let .wrongAudience(expected, actual):
-            let got = actual.isEmpty ? "no audience" : actual.map(\.debugDescription).joined(separator: ", ")
-            return "the entitlement token is for \(got), not catalog \(expected.debugDescription)"
+            return "the entitlement token is for \(actual.map(\.debugDescription).joined(separator: ", ")), not catalog \(expected.debugDescription)"
         case let .notCovered(corpus): return "the entitlement token does not cover corpus \(corpus)"
         }
     }

@@ -37,6 +37,9 @@ public enum JWS {
               let signature = Base64URL.decode(pieces[2]) else {
             throw .malformed(reason: "a part is not unpadded base64url")
         }
+        // RFC 7515 §4: header parameter names must be unique; a reader keeping the other `alg` or
+        // `kid` of two would verify a different token than this one.
+        if let refusal = CanonicalJSON.uniquenessRefusal(Data(headerBytes)) { throw .malformed(reason: "the header has a " + refusal) }
         guard let header = try? JSONDecoder().decode([String: JSONValue].self, from: Data(headerBytes)) else {
             throw .malformed(reason: "the header is not a JSON object")
         }

@@ -7,12 +7,14 @@ import CorpusFormat
 ///
 /// Every `catalogs/N.json` in the tree is indexed, not only the current one: bundles are named by
 /// content hash and stay in place so that a client still reading an older catalog can finish, and
-/// such a download must be gated exactly as that catalog said. When catalogs disagree about a
-/// bundle, the strictest wins (entitled in any of them means entitled). A file under `bundles/`
-/// that no catalog lists is not served at all (404): a stray or half-copied upload is never
-/// exposed ungated. The index is rebuilt when `catalog.json` or the `catalogs/` folder changes,
-/// checked at most once per `checkInterval`, and again at once when a bundle is not listed (it may
-/// have been published since) or listed as free only (a newer catalog may gate it); catalogs,
+/// such a download must be gated as that catalog said. When catalogs disagree about a bundle, the
+/// newest catalog that lists it decides (by catalog version): the publisher's latest word on a
+/// corpus turned free, or turned entitled, wins over what an older catalog still in the tree says,
+/// while a bundle only older catalogs list keeps the rule of the newest of those. A file under
+/// `bundles/` that no catalog lists is not served at all (404): a stray or half-copied upload is
+/// never exposed ungated. The index is rebuilt when `catalog.json` or the `catalogs/` folder
+/// changes, checked at most once per `checkInterval`, and again at once when a bundle is not listed
+/// (it may have been published since) or listed as free (a newer catalog may gate it); catalogs,
 /// being immutable, are parsed once each.
 final class CatalogIndex: Sendable {
     /// One corpus entry a bundle belongs to.
@@ -36,7 +38,16 @@ final class CatalogIndex: Sendable {
         var pointerIdentity: FileIdentity?
         var folderIdentity: FileIdentity?
         /// Parsed catalogs by file name, with the identity they had when parsed.
-        var parsed: [String: (identity: FileIdentity, id: String, owners: [String: Owner])] = [:]
+        var parsed: [String: ParsedCatalog] = [:]
+    }
+
+    /// What the index keeps of one catalog file.
+    private struct ParsedCatalog {
+        let identity: FileIdentity
+        let id: String
+        let version: Int
+        /// Every entry naming a bundle, by bundle path (two entries may share one file).
+        let owners: [String: [Owner]]
     }
 
     static let maxCatalogBytes: Int64 = 64 << 20
@@ -68,6 +79,17 @@ final class CatalogIndex: Sendable {
         }
     }
 
+    /// Forgets every parsed catalog and reads the tree again now (SIGHUP).
+    func reload() {
+        state.withLock { s in
+            s.parsed = [:]
+            s.lastCheck = .now
+            s.pointerIdentity = tree.identity([TreeLayout.pointer])
+            s.folderIdentity = tree.identity(["catalogs"])
+            rebuild(&s)
+        }
+    }
+
     private func rebuild(_ s: inout State) {
         var pointerID: String?
         var currentName: String?
@@ -84,23 +106,33 @@ final class CatalogIndex: Sendable {
             if let cached = s.parsed[name], cached.identity == identity { continue }
             guard let (data, identity) = tree.read(["catalogs", name], limit: Self.maxCatalogBytes),
                   let catalog = try? Catalog.decode(data) else { s.parsed[name] = nil; continue }
-            var owners: [String: Owner] = [:]
+            var owners: [String: [Owner]] = [:]
             for e in catalog.corpora {
-                owners[e.bundle.path] = Owner(corpus: e.id, access: e.access, tier: e.tier)
+                owners[e.bundle.path, default: []].append(Owner(corpus: e.id, access: e.access, tier: e.tier))
             }
-            s.parsed[name] = (identity, catalog.id, owners)
+            s.parsed[name] = ParsedCatalog(identity: identity, id: catalog.id, version: catalog.version, owners: owners)
         }
         for name in s.parsed.keys where !seen.contains(name) { s.parsed[name] = nil }
+        let fallbackID = currentName.flatMap { s.parsed[$0]?.id } ?? s.parsed.values.first?.id
+        s.snapshot = Snapshot(catalogID: pointerID ?? fallbackID, bundles: Self.newestOwners(Array(s.parsed.values)))
+    }
 
-        var bundles: [String: [Owner]] = [:]
-        // The current catalog first, so its entry is the one named in refusals.
-        let order = s.parsed.keys.sorted { a, b in a == b ? false : a == currentName ? true : b == currentName ? false : a < b }
-        for name in order {
-            for (path, owner) in s.parsed[name]!.owners where !(bundles[path]?.contains(owner) ?? false) {
-                bundles[path, default: []].append(owner)
+    /// For each bundle, the entries of the newest catalog (highest version) that lists it. Two
+    /// files claiming one version (which `corpusd publish` never writes) are merged, so that the
+    /// stricter of them still gates the bundle.
+    private static func newestOwners(_ catalogs: [ParsedCatalog]) -> [String: [Owner]] {
+        var newest: [String: (version: Int, owners: [Owner])] = [:]
+        for catalog in catalogs {
+            for (path, owners) in catalog.owners {
+                guard let held = newest[path], held.version >= catalog.version else {
+                    newest[path] = (catalog.version, owners)
+                    continue
+                }
+                if held.version == catalog.version {
+                    newest[path] = (held.version, held.owners + owners.filter { !held.owners.contains($0) })
+                }
             }
         }
-        let fallbackID = currentName.flatMap { s.parsed[$0]?.id } ?? s.parsed.values.first?.id
-        s.snapshot = Snapshot(catalogID: pointerID ?? fallbackID, bundles: bundles)
+        return newest.mapValues(\.owners)
     }
 }

@@ -1,14 +1,29 @@
 import Foundation
 import CorpusFormat
 
-/// A request as the handler sees it: method, raw request-target and headers (names lower-cased).
+/// A request as the handler sees it: method, raw request-target, HTTP version and headers (names
+/// lower-cased, values without surrounding whitespace).
 struct HTTPRequest {
     let method: String
     let rawTarget: String
+    let version: String
     let headers: [(name: String, value: String)]
 
+    init(method: String, rawTarget: String, version: String = "HTTP/1.1", headers: [(name: String, value: String)]) {
+        self.method = method
+        self.rawTarget = rawTarget
+        self.version = version
+        self.headers = headers
+    }
+
+    /// The first field of this name; `RequestHeadRules` refuses a second one of the fields read so.
     func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
     func count(_ name: String) -> Int { headers.reduce(0) { $0 + ($1.name == name ? 1 : 0) } }
+    /// A list-valued field (If-Match, If-None-Match), its field lines joined as RFC 9110 §5.3 allows.
+    func list(_ name: String) -> String? {
+        let values = headers.filter { $0.name == name }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
 }
 
 enum ResponseBody {
@@ -44,16 +59,27 @@ struct HTTPResponse {
 /// gate, conditional requests and byte ranges. Everything but the socket; libmicrohttpd glue
 /// lives in `HTTPServer`.
 final class RequestHandler: Sendable {
+    /// What a listener answers besides `/healthz`.
+    struct Routes: Sendable {
+        /// The published tree and `/_auth`.
+        var tree: Bool
+        /// `/metrics`, and who may read it; nil answers 404.
+        var metrics: MetricsAccess?
+    }
+
     let tree: StaticTree
     let gate: Gatekeeper
     let metrics: ServerMetrics
     let inlineLimit: Int64
+    let routes: Routes
 
-    init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0) {
+    init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0,
+         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener))) {
         self.tree = tree
         self.gate = gate
         self.metrics = metrics
         self.inlineLimit = Int64(max(0, inlineLimit))
+        self.routes = routes
     }
 
     /// The body for bytes `offset ..< offset + length` of an open file: read now when small (see
@@ -72,11 +98,15 @@ final class RequestHandler: Sendable {
         return .bytes(bytes)
     }
 
-    /// Checks made as soon as the headers are in, before any body is read: the method, and the
-    /// framing. RFC 9110 §8.6 / RFC 9112 §6.3: a GET or HEAD has no body; a body, a
-    /// Transfer-Encoding or two Content-Lengths on one is how request smuggling starts, so the
-    /// request is refused and the connection dropped. nil when the request may proceed.
+    /// Checks made as soon as the headers are in, before any body is read: the syntax of the head
+    /// (`RequestHeadRules`), the method, and the framing. RFC 9110 §8.6 / RFC 9112 §6.3: a GET or
+    /// HEAD has no body; a body, a Transfer-Encoding or two Content-Lengths on one is how request
+    /// smuggling starts, so the request is refused and the connection dropped. nil when the
+    /// request may proceed.
     func early(_ req: HTTPRequest) -> HTTPResponse? {
+        if let reason = RequestHeadRules.refusal(version: req.version, rawTarget: Array(req.rawTarget.utf8), fields: req.headers) {
+            return .text(400, "400 " + reason, close: true)
+        }
         let lengths = req.count("content-length")
         let hasBody = req.count("transfer-encoding") > 0 || lengths > 1
             || (lengths == 1 && req.header("content-length")?.trimmingCharacters(in: .whitespaces) != "0")
@@ -91,8 +121,8 @@ final class RequestHandler: Sendable {
         return nil
     }
 
+    /// The answer to a complete request that `early` let through (`ServerCore` asks in that order).
     func respond(_ req: HTTPRequest) -> HTTPResponse {
-        if let refusal = early(req) { return refusal }
         let target: RequestTarget
         do {
             target = try RequestTarget.parse(req.rawTarget)
@@ -106,8 +136,9 @@ final class RequestHandler: Sendable {
         case ["healthz"]:
             return .text(200, "ok")
         case ["metrics"]:
-            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
-                                body: .bytes(Array(metrics.render().utf8)))
+            return scrape(req)
+        case _ where !routes.tree:
+            return .text(404, "404 not found")
         case ["_auth"]:
             return authorize(req, target)
         case []:
@@ -123,12 +154,29 @@ final class RequestHandler: Sendable {
         }
     }
 
+    /// `GET /metrics`, where and for whom `routes.metrics` allows it (404 elsewhere: not advertised).
+    private func scrape(_ req: HTTPRequest) -> HTTPResponse {
+        guard let access = routes.metrics else { return .text(404, "404 not found") }
+        guard access.admits(authorization: req.header("authorization")) else {
+            var r = HTTPResponse.text(401, "401 /metrics needs the scrape token: Authorization: Bearer TOKEN")
+            r.headers.append(("WWW-Authenticate", "Bearer realm=\"metrics\""))
+            return r
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
+                            body: .bytes(Array(metrics.render().utf8)))
+    }
+
     /// `GET /_auth` for nginx `auth_request`: 204 when the original request may proceed, else 401
     /// or 403 by the same rules as a direct download. The original path comes from the
     /// `X-Original-URI` header (nginx: `proxy_set_header X-Original-URI $request_uri;`), raw and
-    /// still encoded, so it is decoded exactly once, here, like any request-target; or from `?path=`.
+    /// still encoded, so it is decoded exactly once, here, like any request-target; or from `?path=`
+    /// (one only; the header wins over it).
     /// nginx accepts only 2xx, 401 and 403 from an auth subrequest, so every refusal is one of those.
     private func authorize(_ req: HTTPRequest, _ target: RequestTarget) -> HTTPResponse {
+        // Two paths would be answered for the first while the asker may mean the other.
+        guard target.query.filter({ $0.name == "path" }).count <= 1 else {
+            return .text(400, "400 /_auth takes one path: more than one path parameter was given")
+        }
         guard let original = req.header("x-original-uri") ?? target.queryValue("path") else {
             return .text(400, "400 /_auth needs an X-Original-URI header or a path parameter")
         }
@@ -175,8 +223,15 @@ final class RequestHandler: Sendable {
         ]
         if gated { headers.append(("Vary", "Authorization")) }
 
-        if Self.notModified(req, etag: etag, mtime: id.mtimeSeconds) {
+        switch ConditionalRequest.evaluate(ifMatch: req.list("if-match"), ifUnmodifiedSince: req.header("if-unmodified-since"),
+                                           ifNoneMatch: req.list("if-none-match"), ifModifiedSince: req.header("if-modified-since"),
+                                           etag: etag, lastModified: id.mtimeSeconds, now: Int64(Date().timeIntervalSince1970)) {
+        case .proceed:
+            break
+        case .notModified:
             return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" && $0.0 != "Accept-Ranges" })
+        case let .preconditionFailed(reason):
+            return .text(412, "412 " + reason)
         }
         var decision = RangeDecision.full
         if let range = req.header("range"), Self.ifRangeHolds(req.header("if-range"), etag: etag, mtime: id.mtimeSeconds) {
@@ -196,19 +251,6 @@ final class RequestHandler: Sendable {
             r.headers.append(("Content-Range", "bytes */\(id.size)"))
             return r
         }
-    }
-
-    /// RFC 9110 §13.1.2 and §13.1.3: If-None-Match (weak comparison) wins over If-Modified-Since.
-    static func notModified(_ req: HTTPRequest, etag: String, mtime: Int64) -> Bool {
-        if let inm = req.header("if-none-match") {
-            let strip = { (t: Substring) -> Substring in t.hasPrefix("W/") ? t.dropFirst(2) : t }
-            return inm.split(separator: ",").contains { tag in
-                let t = tag.trimmingCharacters(in: .whitespaces)
-                return t == "*" || strip(Substring(t)) == strip(Substring(etag))
-            }
-        }
-        if let ims = req.header("if-modified-since"), let since = HTTPDate.parse(ims) { return mtime <= since }
-        return false
     }
 
     /// RFC 9110 §13.1.5: a range applies only if If-Range is absent or names the current

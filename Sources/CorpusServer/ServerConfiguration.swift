@@ -21,6 +21,14 @@ public struct ServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int = 64
     /// Seconds of inactivity after which a connection is closed: bounds slow-header clients.
     public var connectionTimeout: Int = 15
+    /// Seconds a whole request head (request line and headers) may take to arrive, counted from
+    /// the connection's start or the end of the previous response; past it the connection is
+    /// closed. Bounds clients that trickle header lines just faster than `connectionTimeout`.
+    /// 0 turns the bound off.
+    public var requestHeadTimeout: Int = 20
+    /// Where `/metrics` is served and whether it needs a token; nil: `MetricsAccess.default`
+    /// for `host` (the main listener when it is loopback, else nowhere).
+    public var metrics: MetricsAccess?
     /// Memory per connection for the request line and headers (MHD_OPTION_CONNECTION_MEMORY_LIMIT);
     /// a request whose headers do not fit is refused with 431.
     public var connectionMemoryLimit: Int = 32 * 1024

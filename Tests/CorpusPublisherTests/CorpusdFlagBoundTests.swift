@@ -28,7 +28,8 @@ import CorpusTestSupport
         }
 
         func issue(_ extra: [String]) throws -> ProcessResult {
-            try corpusd(["token", "issue", "--key", keyPath, "--sub", "alice", "--corpora", "a"] + extra)
+            // --aud: token issue requires the catalog a token is for (the server refuses one without).
+            try corpusd(["token", "issue", "--key", keyPath, "--sub", "alice", "--corpora", "a", "--aud", "c"] + extra)
         }
     }
 

@@ -41,7 +41,10 @@ struct ByteRangeTests {
     @Test func httpDatesRoundTrip() {
         #expect(HTTPDate.format(784111777) == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784111777)
-        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        // RFC 9110 §5.6.7: a recipient must accept the two obsolete forms as well.
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == 784111777)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == 784111777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 UTC") == nil)
         #expect(HTTPDate.parse("garbage") == nil)
     }
 }

@@ -49,22 +49,12 @@ import CorpusTestSupport
         let size = 16 << 20
         let tree = try ServerTestTree(specs: [.init("big", .free, size: size)])
         let server = try ServerProcess(Self.corpusd, ["serve", tree.root, "--listen", "127.0.0.1:{PORT}"])
-        let out = TempDirectory("curl")
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: try ProcessRunner.which("curl"))
-        // A slow client: about two seconds for the whole file.
-        curl.arguments = ["-s", "--limit-rate", "8M", "-o", out.url("big"), "-w", "%{http_code}", server.url + "/" + tree.bundlePaths["big"]!]
-        let status = Pipe()
-        curl.standardOutput = status
-        try curl.run()
-        defer { if curl.isRunning { curl.terminate() } }
-        // Wait until the download is under way, then ask the server to stop.
-        let deadline = Date().addingTimeInterval(20)
-        while ((try? FileManager.default.attributesOfItem(atPath: out.url("big")))?[.size] as? Int ?? 0) == 0 && Date() < deadline { usleep(20_000) }
+        // A slow client, under way; then ask the server to stop.
+        let download = try SlowCurlDownload(server.url + "/" + tree.bundlePaths["big"]!)
         #expect(server.stop(timeout: 60) == 0)
-        curl.waitUntilExit()
-        #expect(String(decoding: status.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "200")
-        #expect(FileManager.default.contents(atPath: out.url("big")) == tree.bundleBytes["big"])
+        let (status, body) = download.finish()
+        #expect(status == "200")
+        #expect(body == tree.bundleBytes["big"])
         #expect(server.stderr.contains("SIGTERM: finishing downloads in flight"))
         #expect((try? RawConnection(port: server.port, timeout: 1)) == nil, "still listening after exit")
     }
@@ -84,12 +74,12 @@ import CorpusTestSupport
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(try verifier.verify(object?["token"] as? String ?? "").subject == "carol")
 
-        // design.md's form without --aud: no audience claim, accepted by a server for any catalog id,
-        // while a token naming another catalog is still refused.
+        // Without --aud or --catalog there is no token: one without an audience would be refused by
+        // every server (docs/format.md), so issuing it is refused before the key is even read.
         let open = try ProcessRunner.run(Self.corpusd, ["token", "issue", "--key", keyFile, "--sub", "dan", "--tier", "gold"])
-        #expect(open.status == 0, "\(open.stderr)")
-        let openClaims = try verifier.verify(open.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(openClaims.audience.isEmpty && openClaims.subject == "dan")
+        #expect(open.status == 2, "\(open.stderr)")
+        #expect(open.stdout.isEmpty)
+        #expect(open.stderr.contains("token issue needs --aud CATALOG_ID or --catalog PUBLIC_DIR"), "\(open.stderr)")
         let other = try ProcessRunner.run(Self.corpusd, ["token", "issue", "--key", keyFile, "--sub", "eve", "--tier", "gold", "--aud", "elsewhere"])
         #expect(throws: EntitlementTokenError.wrongAudience(expected: "demo", actual: ["elsewhere"])) {
             try verifier.verify(other.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -106,6 +96,8 @@ import CorpusTestSupport
             (["--sub", "a", "--corpora", "x", "--aud", "Bad/Aud"], 2, "--aud"),
             (["--sub", "a", "--corpora", "x", "--aud", "demo", "--import-limit", "-1"], 2, "--import-limit"),
             (["--sub", "a", "--corpora", "x", "--catalog", "/nonexistent"], 6, "does not exist"),
+            (["--sub", "a", "--corpora", "x"], 2, "--aud CATALOG_ID or --catalog PUBLIC_DIR"),
+            (["--sub", "a", "--corpora", "x", "--aud", "demo", "--catalog", tree.root], 2, "give one of them"),
         ]
         for (args, code, message) in cases {
             let r = try ProcessRunner.run(Self.corpusd, ["token", "issue", "--key", keyFile] + args)

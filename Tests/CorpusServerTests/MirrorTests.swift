@@ -98,7 +98,11 @@ import CorpusTestSupport
         let artifact = embedder.artifact.path
         #expect(try fixture.catalog().corpora.first { $0.id == "tides" }?.embedder.digest == embedder.digest)
         let upstream = try Upstream(fixture.tree)
-        let out = TempDirectory("mirror-model").url("mirror")
+        // The folder must outlive the run: a TempDirectory dropped at once is removed at once, and
+        // the mirror then recreates the path where nothing removes it again (87 MB a run).
+        let work = TempDirectory("mirror-model")
+        defer { withExtendedLifetime(work) {} }
+        let out = work.url("mirror")
 
         let first = try await updater(upstream.url, out, trust: fixture.rootPub).run()
         #expect(first.fetched.contains(artifact))
@@ -126,7 +130,9 @@ import CorpusTestSupport
         data[data.count / 2] ^= 0x01
         try data.write(to: URL(fileURLWithPath: "\(fixture.tree)/\(artifact.path)"))
         let upstream = try Upstream(fixture.tree)
-        let out = TempDirectory("mirror-model-tampered").url("mirror")
+        let work = TempDirectory("mirror-model-tampered")
+        defer { withExtendedLifetime(work) {} }
+        let out = work.url("mirror")
         let error = await refusal { _ = try await updater(upstream.url, out, trust: fixture.rootPub).run() }
         guard case let .hashMismatch(file, expected, _)? = error else {
             Issue.record("expected a hash mismatch, got \(String(describing: error))")
