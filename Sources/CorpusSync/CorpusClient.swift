@@ -119,11 +119,12 @@ public struct CorpusClient: Sendable {
         return out
     }
 
-    /// True when the token's claims cover an entitled corpus (free ones are never locked).
+    /// True unless the token's claims cover an entitled corpus (free ones are never locked). It
+    /// follows the server's rule: where the catalog id is known, the token must name it in `aud`.
     public func isLocked(_ offer: OfferedCorpus, catalogID: String?) -> Bool {
         guard offer.entry.access == .entitled else { return false }
         guard let claims else { return true }
-        if let catalogID, !claims.audience.isEmpty, !claims.audience.contains(catalogID) { return true }
+        if let catalogID, !claims.audience.contains(catalogID) { return true }
         if claims.expiresAt < Date() { return true }
         return !claims.covers(corpus: offer.entry.id, tier: offer.entry.tier)
     }
