@@ -40,9 +40,7 @@ public enum SyncError: Error, Equatable, Sendable {
 
     // Local (exit 7).
     /// `needed` bytes plus a safety `margin` for the file system do not fit in `available`.
-    /// `indirect`: with this payload stored inline, test builds of Swift 6.3.1 crashed destroying
-    /// `SyncError` values (a layout problem not pinned down); boxed, they do not.
-    indirect case insufficientSpace(path: String, needed: Int64, margin: Int64, available: Int64)
+    case insufficientSpace(path: String, needed: Int64, margin: Int64, available: Int64)
     case io(operation: String, path: String, errno: Int32)
     /// A file this client wrote into its own home folder (config, accepted catalog, install
     /// record, token) cannot be read back: a local problem, not the publisher's.

@@ -13,11 +13,9 @@ public enum TransportError: Error, Equatable, Sendable {
     case stalled(seconds: Double)
     /// Bytes kept coming, but fewer than `minimumBytesPerSecond` on average over a window of
     /// `seconds` (TUF slow retrieval: a server trickling a byte now and then).
-    // `indirect`: with these payloads inline, test builds of Swift 6.3.1 crashed destroying a
-    // `SyncError.network` holding one (a layout problem not pinned down); boxed, they do not.
-    indirect case tooSlow(minimumBytesPerSecond: Double, seconds: Double)
+    case tooSlow(minimumBytesPerSecond: Double, seconds: Double)
     /// The whole operation (a catalog refresh) did not finish within its total deadline.
-    indirect case deadlineExceeded(seconds: Double, what: String)
+    case deadlineExceeded(seconds: Double, what: String)
     /// A redirect the client will not follow: https→http, another scheme, or too many hops.
     case redirectRefused(reason: String)
     case cancelled

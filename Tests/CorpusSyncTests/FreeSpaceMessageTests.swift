@@ -20,13 +20,4 @@ import Foundation
             #expect(e.category == .localIO)
         }
     }
-
-    /// Guards the `indirect` on the case: stored inline, comparing or destroying other cases crashed (Swift 6.3.1).
-    @Test func errorsOfEveryShapeCompareAndDestroy() {
-        let errors: [SyncError] = [.insufficientSpace(path: "/d", needed: 1, margin: 2, available: 3), .lockHeld(path: "/l"),
-                                   .io(operation: "open", path: "/p", errno: 2), .wantedNotOffered(entries: ["x (no catalog offers it)"])]
-        for (i, e) in errors.enumerated() {
-            for (j, f) in errors.enumerated() { #expect((e == f) == (i == j)) }
-        }
-    }
 }

@@ -43,13 +43,4 @@ import Foundation
             #expect(e.description == "unavailable after 2 attempts: slower than 1024 bytes/s over 0.4 s", "\(e)")
         }
     }
-
-    /// Guards the `indirect` on the new cases: unboxed, destroying such a `SyncError` crashed (Swift 6.3.1).
-    @Test func errorsCarryingTheNewTransportFailuresCompareAndDestroy() {
-        for last in [TransportError.tooSlow(minimumBytesPerSecond: 1024, seconds: 30), .deadlineExceeded(seconds: 20, what: "catalog refresh")] {
-            let e = SyncError.network(after: 1, last: last)
-            #expect(e == SyncError.network(after: 1, last: last))
-            #expect(e.category == .network)
-        }
-    }
 }
