@@ -33,8 +33,8 @@ public enum BundleWriter {
         let pack = try ParallelDeflate.compress(fileAt: packPath, level: packDeflateLevel, to: deflatedPack)
         let vectors = try SHA256.hash(fileAt: vectorsPath)
         manifest.members = [
-            BundleLayout.pack: MemberInfo(sha256: Hex.encode(pack.sha256), size: pack.size),
-            BundleLayout.vectors: MemberInfo(sha256: Hex.encode(vectors.digest), size: vectors.size),
+            BundleLayout.pack: MemberInfo(sha256: SHA256Digest(bytes: pack.sha256), size: pack.size),
+            BundleLayout.vectors: MemberInfo(sha256: SHA256Digest(bytes: vectors.digest), size: vectors.size),
         ]
         let manifestBytes = try manifest.canonicalBytes()
         // Decoding what we are about to sign catches a manifest the reader would refuse.

@@ -30,9 +30,9 @@ extension ZipArchive {
             if allowed < chunk.count { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
         }
         guard total == declared.size else { throw FormatError.sizeMismatch(member: name, expected: declared.size, actual: total) }
-        let actual = Hex.encode(digest.finalize())
-        guard actual == declared.sha256.lowercased() else {
-            throw FormatError.hashMismatch(member: name, expected: declared.sha256, actual: actual)
+        let actual = SHA256Digest(bytes: digest.finalize())
+        guard actual == declared.sha256 else {
+            throw FormatError.hashMismatch(member: name, expected: declared.sha256.hex, actual: actual.hex)
         }
     }
 
