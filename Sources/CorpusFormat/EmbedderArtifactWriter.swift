@@ -34,8 +34,7 @@ public enum EmbedderArtifactWriter {
         let signature = try key.sign(bytes, trustedComment: manifest.trustedComment(digest: digest),
                                      untrustedComment: "embedder \(id) signed by key \(key.keyID)")
 
-        let dir = (outPath as NSString).deletingLastPathComponent
-        let tmp = "\(dir.isEmpty ? "." : dir)/.\((outPath as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let tmp = FileIO.temporarySibling(of: outPath)
         var committed = false
         defer { if !committed { unlink(tmp) } }
         do {
@@ -48,14 +47,8 @@ public enum EmbedderArtifactWriter {
             }
             try zip.close()
         }
-        let fd = SystemCall.retrying { open(tmp, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FormatError.io(operation: "open", path: tmp, errno: errno) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced else { throw FormatError.io(operation: "fsync", path: tmp, errno: errno) }
-        guard rename(tmp, outPath) == 0 else { throw FormatError.io(operation: "rename", path: outPath, errno: errno) }
+        try FileIO.commit(tmp, to: outPath)
         committed = true
-        FileIO.syncDirectory(dir.isEmpty ? "." : dir)
         return (manifest, digest)
     }
 }

@@ -64,7 +64,7 @@ extension ZipReader {
         var st = stat()
         guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
         let parent = (directory as NSString).deletingLastPathComponent
-        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let staging = FileIO.temporarySibling(of: directory, kind: "staging")
         guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
         var done = false
         defer { if !done { FileIO.remove(staging) } }
