@@ -16,7 +16,8 @@ extension HomeLayout {
 
 extension SyncError {
     /// A lock not taken, in the client's terms (`lockHeld` is exit 7 with its own code in the CLI).
-    init(_ error: FileLockError) {
+    /// Public for the mirror, whose folder lock reports the same way.
+    public init(_ error: FileLockError) {
         switch error {
         case let .held(path): self = .lockHeld(path: path)
         case let .io(call, path, code): self = .io(operation: call, path: path, errno: code)
