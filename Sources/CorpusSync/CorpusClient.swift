@@ -11,20 +11,17 @@ public struct CorpusClient: Sendable {
     public var token: String?
     public var retry: RetryPolicy
     public var httpConfiguration: HTTPClientConfiguration
-    public var packCheck: @Sendable (String) throws -> Void
     /// How long an install waits for another process working on the same corpus.
     public var lockWait: FileLock.Wait = .upTo(seconds: 30)
     /// The total time one remote's catalog refresh may take (`CatalogFetcher.deadline`).
     public var catalogDeadline: Double? = CatalogFetcher.defaultDeadline
 
     public init(home: HomeLayout, token: String? = nil, retry: RetryPolicy = RetryPolicy(),
-                httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
-                packCheck: @escaping @Sendable (String) throws -> Void) {
+                httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration()) {
         self.home = home
         self.token = token
         self.retry = retry
         self.httpConfiguration = httpConfiguration
-        self.packCheck = packCheck
     }
 
     /// The token stored by `corpus login`, or nil.
@@ -267,7 +264,7 @@ public struct CorpusClient: Sendable {
             let used = installed().filter { !$0.record.bundled }.count
             if used >= limit { throw SyncError.importLimit(used: used, limit: limit) }
         }
-        let installedManifest = try Installer(home: home, packCheck: packCheck)
+        let installedManifest = try Installer(home: home)
             .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys,
                      importLimit: limit)
         // A key given with --trust is remembered, so that `verify` can check this corpus later.
@@ -282,7 +279,7 @@ public struct CorpusClient: Sendable {
         let p = SyncPlanner(offered: [], installed: installed().map(\.record.asRecord), importLimit: nil)
         switch p.resolveInstalled(name) {
         case let .success(r):
-            try Installer(home: home, packCheck: packCheck).remove(remote: r.remote, id: r.id)
+            try Installer(home: home).remove(remote: r.remote, id: r.id)
             return r
         case .failure(.ambiguous(let c)):
             throw SyncError.malformed(what: "corpus name \(name)", reason: "several are installed; use one of \(c.joined(separator: ", "))")
@@ -333,7 +330,7 @@ public struct CorpusClient: Sendable {
     public func gc() throws -> GCReport {
         var report = GCReport()
         let fm = FileManager.default
-        let installer = Installer(home: home, packCheck: packCheck)
+        let installer = Installer(home: home)
         for remote in ((try? fm.contentsOfDirectory(atPath: home.corpora)) ?? []).sorted() where Identifier.isValid(remote) {
             for id in ((try? fm.contentsOfDirectory(atPath: home.corpora(remote))) ?? []).sorted() where Identifier.isValid(id) {
                 guard let lock = try? installer.corpusLock(remote: remote, id: id, wait: .no) else { continue }

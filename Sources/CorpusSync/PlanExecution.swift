@@ -1,3 +1,4 @@
+import CorpusEngine
 import CorpusFormat
 import Foundation
 
@@ -21,7 +22,7 @@ extension CorpusClient {
                  offered: [OfferedCorpus] = [], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
         let run = Execution(config: try ClientConfig.load(home), importLimit: try importLimit(),
                             downloader: Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry),
-                            installer: Installer(home: home, packCheck: packCheck), roots: roots, embedders: embedders,
+                            installer: Installer(home: home), roots: roots, embedders: embedders,
                             offered: offered, progress: progress)
         // Shared while downloading, so `gc` (which takes it exclusively) never deletes a live partial.
         var downloadsLock = plan.contains(where: \.needsDownload) ? try sharedDownloadsLock() : nil
@@ -104,7 +105,7 @@ extension CorpusClient {
     func fullCheck(directory: String, remote: String, name: String) -> SyncError? {
         do {
             try InstalledVerifier.verify(directory: directory, trustedKeys: verificationKeys(for: remote))
-            try packCheck(directory)
+            try InstalledCorpus.checkExtracted(folder: directory)
             return nil
         } catch let e as SyncError {
             return e

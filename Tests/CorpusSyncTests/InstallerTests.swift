@@ -10,7 +10,7 @@ import Synchronization
 /// the home byte-identical.
 @Suite struct InstallerTests {
     func installer(_ env: ClientTestEnvironment) -> Installer {
-        Installer(home: env.home, packCheck: ClientTestEnvironment.packCheck)
+        Installer(home: env.home)
     }
 
     func expectation(_ b: ClientTestEnvironment.Bundle) -> Installer.Expectation {

@@ -1,8 +1,9 @@
 import Foundation
+import CorpusCLIKit
 import CorpusFormat
 
 /// `corpusd`: the publisher and host side.
-public enum CorpusdCommand {
+public enum ServerProgram {
     static let parser = ArgumentParser(
         commands: [
             CommandSpec(["keygen"], "--out DIR [--name NAME]", "write a minisign-compatible key pair DIR/NAME.key and DIR/NAME.pub",
@@ -19,20 +20,11 @@ public enum CorpusdCommand {
         globals: [.flag("--help", short: "-h", "show this help"), .flag("--json", "print results as JSON"),
                   .flag("--quiet", short: "-q", "print only errors")])
 
-    /// Runs one command line and returns the process exit code.
+    static let program = CommandLineProgram(name: "corpusd", parser: parser, report: ServerErrors.report)
+
+    /// Runs one `corpusd` command line and returns the process exit code.
     public static func main(_ arguments: [String]) async -> Int32 {
-        let args = Array(arguments.dropFirst())
-        let console = Console(json: args.contains("--json"), quiet: args.contains("--quiet") || args.contains("-q"))
-        if args.isEmpty || args == ["--help"] || args == ["-h"] {
-            console.out(parser.help(program: "corpusd"))
-            return args.isEmpty ? ExitCode.usage.rawValue : 0
-        }
-        do {
-            let cmd = try parser.parse(args)
-            if cmd.has("--help") {
-                console.out(parser.usage(of: cmd.spec, program: "corpusd"))
-                return 0
-            }
+        await program.main(arguments) { cmd, console in
             switch cmd.spec.path {
             case ["keygen"]: try keygen(cmd, console)
             case ["build"]: try BuildCommand.run(cmd, console)
@@ -44,8 +36,6 @@ public enum CorpusdCommand {
             default: throw UsageError.unknownCommand(cmd.spec.name)
             }
             return 0
-        } catch {
-            return Report.refusal(error, console: console)
         }
     }
 
@@ -68,18 +58,5 @@ public enum CorpusdCommand {
             console.info("wrote \(keyPath) (secret, mode 600) and \(pubPath)")
             console.info("key id \(key.keyID); verify with: minisign -Vm FILE -p \(pubPath)")
         }
-    }
-}
-
-/// Prints a refusal the one way both commands do, and returns its exit code.
-enum Report {
-    static func refusal(_ error: Error, console: Console) -> Int32 {
-        let r = ErrorReport.from(error)
-        if console.json {
-            console.emit(["error": ["code": r.code, "message": r.message, "hint": r.hint]])
-        } else {
-            console.err("error: \(r.message)" + (r.hint.isEmpty ? "" : " (\(r.hint))"))
-        }
-        return r.exit.rawValue
     }
 }

@@ -1,66 +1,30 @@
-import CorpusFormat
+import CorpusCLIKit
 import CorpusEngine
 import CorpusSync
 
-/// A refusal as the user sees it: a code, one line of what and why, a hint of what to do, an exit code.
-public struct ErrorReport: Error, Sendable {
-    public let code: String
-    public let message: String
-    public let hint: String
-    public let exit: ExitCode
-
-    public init(code: String, message: String, hint: String, exit: ExitCode) {
-        self.code = code
-        self.message = message
-        self.hint = hint
-        self.exit = exit
+/// How the errors of the client library and the engine read on the `corpus` command line: each
+/// gets its code, its exit code and a hint naming the `corpus` command that helps.
+enum ClientErrors {
+    /// Every error of a `corpus` command as the report the user sees.
+    static func report(_ error: Error) -> ErrorReport {
+        ErrorReport.from(error, domain: domain)
     }
 
-    /// The one place errors of every domain become codes, hints and exit codes.
-    public static func from(_ error: Error) -> ErrorReport {
+    static func domain(_ error: Error) -> ErrorReport? {
         switch error {
-        case let e as ErrorReport:
-            return e
-        case let e as UsageError:
-            return ErrorReport(code: "usage", message: e.description, hint: "run with --help to see the commands and their options", exit: .usage)
-        case let e as FormatError:
-            return from(format: e)
         case let e as SyncError:
             return from(sync: e)
         case let e as EngineError:
             return from(engine: e)
         case let e as SQLiteError:
             return ErrorReport(code: "sqlite", message: e.description, hint: "the pack may be damaged; run corpus verify", exit: .localIO)
-        case let e as EntitlementTokenError:
-            return ErrorReport(code: "token-\(e.code)", message: "entitlement token refused: \(e)",
-                               hint: "get a new token from the publisher", exit: .entitlement)
         case let e as SyncLockError:
             return ErrorReport(code: "lock-held", message: e.description, hint: "wait for the other corpus command to finish, then retry", exit: .localIO)
         default:
-            return ErrorReport(code: "failed", message: String(describing: error), hint: "", exit: .failure)
+            return nil
         }
     }
 
-    static func from(format e: FormatError) -> ErrorReport {
-        switch e {
-        case .io:
-            return ErrorReport(code: "io", message: e.description, hint: "check the path, its permissions and free space", exit: .localIO)
-        case .crypto:
-            return ErrorReport(code: "crypto", message: e.description, hint: "this is a bug or a broken OpenSSL install", exit: .failure)
-        case .unsupported:
-            return ErrorReport(code: "unsupported", message: e.description, hint: "upgrade corpus, or ask the publisher for a supported format", exit: .verification)
-        case .signatureMissing, .signatureInvalid, .keyIDMismatch, .untrustedKey:
-            return ErrorReport(code: "signature", message: e.description, hint: "the file was not signed by a key you trust; get it from the publisher again or check the pinned key", exit: .verification)
-        case .hashMismatch, .sizeMismatch, .sizeExceeded:
-            return ErrorReport(code: "integrity", message: e.description, hint: "the file was damaged or tampered with; download it again", exit: .verification)
-        default:
-            return ErrorReport(code: "unsafe-input", message: e.description, hint: "the file is damaged or crafted; do not use it", exit: .verification)
-        }
-    }
-}
-
-
-extension ErrorReport {
     static func from(sync e: SyncError) -> ErrorReport {
         let m = e.description
         switch e {

@@ -1,7 +1,8 @@
 import Foundation
+import CorpusCLIKit
 import CorpusFormat
 import CorpusSync
-import CorpusServer
+import CorpusMirror
 
 /// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]`
 enum MirrorCommand {
@@ -15,17 +16,17 @@ enum MirrorCommand {
         required: ["--out", "--trust"])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
-        let env = ProcessInfo.processInfo.environment
+        let env = CommandEnvironment(ProcessInfo.processInfo.environment)
         let upstream = cmd.positionals[0]
         guard let scheme = URLComponents(string: upstream)?.scheme?.lowercased(), scheme == "http" || scheme == "https",
               URLComponents(string: upstream)?.host?.isEmpty == false else {
             throw UsageError.invalidValue(option: "UPSTREAM_URL", value: upstream, expected: "an http or https URL")
         }
         let key = try PublicKey(contentsOf: cmd.value("--trust")!)
-        let token = cmd.value("--token") ?? env["CORPUS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let token = cmd.value("--token") ?? env.token
         let out = cmd.value("--out")!
         let updater = MirrorUpdater(upstream: upstream, directory: out, trustedKey: key, token: token,
-                                    retry: ClientCommands.retryPolicy(env))
+                                    retry: RetryPolicy().scaled(by: env.retryScale))
         let drawer = MirrorProgressLines(console: console)
         let s = try await updater.run(progress: drawer.handle)
         let c = s.catalog

@@ -1,4 +1,5 @@
 import Foundation
+import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
 

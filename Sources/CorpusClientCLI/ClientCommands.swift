@@ -1,4 +1,5 @@
 import Foundation
+import CorpusCLIKit
 import CorpusFormat
 import CorpusEngine
 import CorpusSync
@@ -16,21 +17,21 @@ struct ClientCommands {
     init(cmd: ParsedCommand, console: Console) {
         self.cmd = cmd
         self.console = console
-        let env = ProcessInfo.processInfo.environment
-        home = HomeLayout.resolve(explicit: cmd.value("--home"), environment: env)
-        var token = cmd.value("--token") ?? env["CORPUS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let env = CommandEnvironment(ProcessInfo.processInfo.environment)
+        home = HomeLayout.resolve(explicit: cmd.value("--home"), environment: env.values)
+        var token = cmd.value("--token") ?? env.token
         var damage: Error?
         if token == nil {
             do { token = try CorpusClient.loadStoredToken(home) } catch { damage = error }
         }
         storedTokenDamage = damage
-        var client = CorpusClient(home: home, token: token, retry: ClientCommands.retryPolicy(env), packCheck: ClientCommands.packCheck)
+        var client = CorpusClient(home: home, token: token, retry: RetryPolicy().scaled(by: env.retryScale))
         // CORPUS_LOCK_WAIT: seconds to wait for another corpus process working on the same corpus (default 30).
-        if let wait = env["CORPUS_LOCK_WAIT"].flatMap(Double.init), wait >= 0 {
+        if let wait = env.seconds("CORPUS_LOCK_WAIT", where: { $0 >= 0 }) {
             client.lockWait = wait == 0 ? .no : .upTo(seconds: wait)
         }
         // CORPUS_CATALOG_DEADLINE: seconds one catalog refresh may take in all (default 20).
-        if let deadline = env["CORPUS_CATALOG_DEADLINE"].flatMap(Double.init), deadline > 0 {
+        if let deadline = env.seconds("CORPUS_CATALOG_DEADLINE", where: { $0 > 0 }) {
             client.catalogDeadline = deadline
         }
         self.client = client
@@ -38,18 +39,6 @@ struct ClientCommands {
 
     /// The commands that read the token (to show locks, apply the import limit or download).
     static let tokenCommands: Set<[String]> = [["catalog"], ["show"], ["install"], ["sync"], ["status"]]
-
-    /// Opens an extracted version folder exactly as searches will, plus SQLite's integrity check.
-    static let packCheck: @Sendable (String) throws -> Void = { folder in
-        let corpus = try InstalledCorpus(folder: folder, remote: "staging")
-        try corpus.verifyIntegrity()
-    }
-
-    /// Retries and backoff; `CORPUS_RETRY_SCALE` (tests) shrinks the waits.
-    static func retryPolicy(_ env: [String: String]) -> RetryPolicy {
-        let scale = env["CORPUS_RETRY_SCALE"].flatMap(Double.init) ?? 1
-        return RetryPolicy(attemptsPerSource: 3, initialBackoff: 1 * scale, maxBackoff: 16 * scale)
-    }
 
     func run() async throws -> Int32 {
         if let storedTokenDamage, Self.tokenCommands.contains(cmd.spec.path) { throw storedTokenDamage }
@@ -245,7 +234,7 @@ struct ClientCommands {
                 if let v = o.version { r["version"] = v }
                 if let p = o.previousVersion { r["previous_version"] = p }
                 if let e = o.error {
-                    let rep = ErrorReport.from(e)
+                    let rep = ClientErrors.report(e)
                     r["error"] = ["code": rep.code, "message": rep.message, "hint": rep.hint]
                 }
                 results.append(r)
@@ -261,13 +250,13 @@ struct ClientCommands {
                 case .repaired: console.info("repaired \(o.name) \(o.version ?? ""): its installed files did not verify, so it was downloaded and installed again")
                 case .removed: console.info("removed \(o.name)")
                 case .failed:
-                    let rep = ErrorReport.from(o.error!)
+                    let rep = ClientErrors.report(o.error!)
                     console.err("error: \(o.name): \(rep.message)" + (rep.hint.isEmpty ? "" : " (\(rep.hint))"))
                 }
             }
             if outcomes.allSatisfy({ $0.kind == .unchanged }) && verb == "sync" { console.info("nothing to do") }
         }
-        return firstFailure.map { ErrorReport.from($0).exit.rawValue } ?? 0
+        return firstFailure.map { ClientErrors.report($0).exit.rawValue } ?? 0
     }
 
     func importBundle() throws {
@@ -290,18 +279,18 @@ struct ClientCommands {
                 console.info("removed \(r.qualifiedName) \(r.version) (run corpus gc to free its space)")
             } catch {
                 if first == nil { first = error }
-                if !console.json { _ = Report.refusal(error, console: console) }
+                if !console.json { _ = console.refuse(ClientErrors.report(error)) }
             }
         }
         if console.json {
             var obj: [String: Any] = ["removed": removed]
             if let first {
-                let r = ErrorReport.from(first)
+                let r = ClientErrors.report(first)
                 obj["error"] = ["code": r.code, "message": r.message, "hint": r.hint]
             }
             console.emit(obj)
         }
-        return first.map { ErrorReport.from($0).exit.rawValue } ?? 0
+        return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
     }
 
     func list() {
@@ -351,7 +340,7 @@ struct ClientCommands {
         let hits = searched.hits
         let ms = Int(Date().timeIntervalSince(start) * 1000)
         let skipped = searched.skipped.map { s -> (name: String, report: ErrorReport) in
-            let r = ErrorReport.from(s.error)
+            let r = ClientErrors.report(s.error)
             return (s.name, ErrorReport(code: r.code, message: r.message, hint: Self.repairHint(s.name), exit: r.exit))
         }
         if console.json {
@@ -385,7 +374,7 @@ struct ClientCommands {
         if console.json {
             console.emit(["verified": results.map { r -> [String: Any] in
                 var o: [String: Any] = ["corpus": r.name, "ok": r.error == nil]
-                if let e = r.error { o["error"] = ["code": ErrorReport.from(e).code, "message": e.description, "hint": Self.verifyHint(e, r.name)] }
+                if let e = r.error { o["error"] = ["code": ClientErrors.report(e).code, "message": e.description, "hint": Self.verifyHint(e, r.name)] }
                 return o
             }])
         } else {
@@ -394,7 +383,7 @@ struct ClientCommands {
                 if let e = r.error { console.err("FAILED \(r.name): \(e.description) (\(Self.verifyHint(e, r.name)))") } else { console.info("ok \(r.name)") }
             }
         }
-        return first.map { ErrorReport.from($0).exit.rawValue } ?? 0
+        return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
     }
 
     /// What to do about an installed corpus that does not verify or open: `install` repairs it
@@ -498,16 +487,5 @@ struct ClientCommands {
     func logout() {
         FileIO.remove(home.token)
         if console.json { console.emit(["token": NSNull()]) } else { console.info("removed the stored token") }
-    }
-}
-
-/// Human-readable byte counts.
-enum ByteFormat {
-    static func size(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var v = Double(bytes)
-        var i = 0
-        while v >= 1024 && i < units.count - 1 { v /= 1024; i += 1 }
-        return i == 0 ? "\(bytes) B" : String(format: "%.1f %@", v, units[i])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import CorpusCLIKit
 import CorpusFormat
 
 /// `corpus`: the client command. The table below is the whole command line; each command's
 /// work lives in `ClientCommands` and the library underneath.
-public enum CorpusCommand {
+public enum ClientProgram {
     static let globals: [OptionSpec] = [
         .value("--home", "home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)"),
         .flag("--json", "print one JSON object on stdout, progress as JSON lines on stderr"),
@@ -42,22 +43,12 @@ public enum CorpusCommand {
         CommandSpec(["logout"], "", "remove the stored token"),
     ], globals: globals)
 
+    static let program = CommandLineProgram(name: "corpus", parser: parser, report: ClientErrors.report)
+
+    /// Runs one `corpus` command line and returns the process exit code.
     public static func main(_ arguments: [String]) async -> Int32 {
-        let args = Array(arguments.dropFirst())
-        let console = Console(json: args.contains("--json"), quiet: args.contains("--quiet") || args.contains("-q"))
-        if args.isEmpty || args == ["--help"] || args == ["-h"] {
-            console.out(parser.help(program: "corpus"))
-            return args.isEmpty ? ExitCode.usage.rawValue : 0
-        }
-        do {
-            let cmd = try parser.parse(args)
-            if cmd.has("--help") {
-                console.out(parser.usage(of: cmd.spec, program: "corpus"))
-                return 0
-            }
-            return try await ClientCommands(cmd: cmd, console: console).run()
-        } catch {
-            return Report.refusal(error, console: console)
+        await program.main(arguments) { cmd, console in
+            try await ClientCommands(cmd: cmd, console: console).run()
         }
     }
 }

@@ -1,3 +1,4 @@
+import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
 

@@ -1,4 +1,5 @@
 import Foundation
+import CorpusCLIKit
 import CorpusSync
 
 /// Draws download progress: a bar with bytes, rate and ETA on a terminal, JSON lines on stderr

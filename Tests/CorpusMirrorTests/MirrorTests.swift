@@ -5,6 +5,7 @@ import CorpusFormat
 import CorpusSync
 import CorpusTestSupport
 @testable import CorpusServer
+@testable import CorpusMirror
 
 /// `MirrorUpdater` against real published trees (`corpusd publish`), served over loopback by the
 /// real `HTTPServer` or a `MisbehavingServer` where the upstream must lie.
@@ -14,7 +15,7 @@ import CorpusTestSupport
     /// A real HTTPServer on `root`, its access log collected.
     final class Upstream {
         let server: HTTPServer
-        let logs = LogCollector()
+        let logs = Collected<AccessLogEntry>()
         var url: String { "http://127.0.0.1:\(server.port)" }
 
         init(_ root: String, entitlement: String? = nil) throws {

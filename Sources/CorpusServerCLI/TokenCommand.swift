@@ -1,4 +1,5 @@
 import Foundation
+import CorpusCLIKit
 import CorpusFormat
 
 /// `corpusd token issue --key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR)

@@ -1,0 +1,46 @@
+/// What both executables do with a command line: help, parse, run the command, and turn whatever
+/// it throws into the one refusal line (or JSON object) and its exit code.
+public struct CommandLineProgram: Sendable {
+    public let name: String
+    public let parser: ArgumentParser
+    /// The executable's map from errors to reports (`ErrorReport.from` with its libraries' domain).
+    public let report: @Sendable (Error) -> ErrorReport
+
+    public init(name: String, parser: ArgumentParser, report: @escaping @Sendable (Error) -> ErrorReport) {
+        self.name = name
+        self.parser = parser
+        self.report = report
+    }
+
+    /// Runs one command line (`arguments` with the program name first) and returns the exit code.
+    public func main(_ arguments: [String], run: (ParsedCommand, Console) async throws -> Int32) async -> Int32 {
+        let args = Array(arguments.dropFirst())
+        let console = Console(json: args.contains("--json"), quiet: args.contains("--quiet") || args.contains("-q"))
+        if args.isEmpty || args == ["--help"] || args == ["-h"] {
+            console.out(parser.help(program: name))
+            return args.isEmpty ? ExitCode.usage.rawValue : 0
+        }
+        do {
+            let cmd = try parser.parse(args)
+            if cmd.has("--help") {
+                console.out(parser.usage(of: cmd.spec, program: name))
+                return 0
+            }
+            return try await run(cmd, console)
+        } catch {
+            return console.refuse(report(error))
+        }
+    }
+}
+
+extension Console {
+    /// Prints a refusal the one way both commands do, and returns its exit code.
+    public func refuse(_ r: ErrorReport) -> Int32 {
+        if json {
+            emit(["error": ["code": r.code, "message": r.message, "hint": r.hint]])
+        } else {
+            err("error: \(r.message)" + (r.hint.isEmpty ? "" : " (\(r.hint))"))
+        }
+        return r.exit.rawValue
+    }
+}
