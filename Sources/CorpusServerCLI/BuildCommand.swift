@@ -4,7 +4,7 @@ import CorpusFormat
 import CorpusPublisher
 
 /// `corpusd build SOURCE_DIR --id ID --version V [--title T] --key KEY --out FILE.corpus.zip`
-enum BuildCommand {
+enum BuildCommand: ServerCommand {
     static let spec = CommandSpec(
         ["build"], "SOURCE_DIR --id ID --version V [--title T] --key KEY --out FILE.corpus.zip",
         "build a signed corpus bundle from a folder of .txt .md .html .epub files",

@@ -5,7 +5,7 @@ import CorpusSync
 import CorpusMirror
 
 /// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]`
-enum MirrorCommand {
+enum MirrorCommand: ServerCommand {
     static let spec = CommandSpec(
         ["mirror"], "UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]",
         "copy a published tree into DIR, verified against PUB, ready for corpusd serve or nginx; run again to update",
@@ -41,39 +41,6 @@ enum MirrorCommand {
         console.info("bundles: \(s.fetched.count) fetched (\(ByteFormat.size(s.fetchedBytes))), \(s.present.count) already present, \(s.removed.count) removed")
         if !s.skippedEntitled.isEmpty {
             console.info("skipped \(s.skippedEntitled.count) entitled corpora without a token: \(s.skippedEntitled.joined(separator: ", ")) (pass --token to mirror them)")
-        }
-    }
-}
-
-/// One line per step on stderr (JSON lines with `--json`, nothing with `--quiet`); download
-/// progress only at its end, so logs of cron runs stay short.
-private final class MirrorProgressLines: Sendable {
-    let console: Console
-
-    init(console: Console) { self.console = console }
-
-    var handle: @Sendable (MirrorProgress) -> Void { { [self] in self.draw($0) } }
-
-    private func draw(_ event: MirrorProgress) {
-        if console.json {
-            switch event {
-            case let .catalogVerified(id, version, previous):
-                console.emitLine(["event": "catalog", "catalog": id, "version": version, "previous_version": previous as Any? ?? NSNull()])
-            case let .skippedEntitled(corpus): console.emitLine(["event": "skipped", "corpus": corpus, "reason": "entitled"])
-            case let .present(corpus, path): console.emitLine(["event": "present", "corpus": corpus, "bundle": path])
-            case .downloading: break
-            case let .downloaded(corpus, path, bytes): console.emitLine(["event": "downloaded", "corpus": corpus, "bundle": path, "bytes": bytes])
-            case let .removed(path): console.emitLine(["event": "removed", "bundle": path])
-            }
-            return
-        }
-        guard !console.quiet else { return }
-        switch event {
-        case let .catalogVerified(id, version, _): console.progress("verified catalog \(id) version \(version)\n")
-        case let .skippedEntitled(corpus): console.progress("skipping \(corpus): entitled, and no --token given\n")
-        case .present, .downloading: break
-        case let .downloaded(corpus, _, bytes): console.progress("fetched \(corpus) (\(ByteFormat.size(bytes)))\n")
-        case let .removed(path): console.progress("removed unreferenced \(path)\n")
         }
     }
 }

@@ -4,7 +4,7 @@ import CorpusFormat
 import CorpusPublisher
 
 /// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]`
-enum PublishCommand {
+enum PublishCommand: ServerCommand {
     static let spec = CommandSpec(
         ["publish"], "CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]",
         "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",

@@ -4,7 +4,7 @@ import CorpusFormat
 import CorpusPublisher
 
 /// `corpusd rotate-key --out PUBLIC_DIR --key CURRENT.key --new-key NEW.key`
-enum RotateKeyCommand {
+enum RotateKeyCommand: ServerCommand {
     static let spec = CommandSpec(
         ["rotate-key"], "--out PUBLIC_DIR --key CURRENT.key --new-key NEW.key",
         "add root key N+1 (NEW.key) to the tree, signed by the current root key; then publish with --key NEW.key",

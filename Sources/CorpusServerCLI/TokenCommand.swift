@@ -8,8 +8,8 @@ import CorpusFormat
 /// The audience names the catalog a token is good for (design.md §4): give it as `--aud CATALOG_ID`,
 /// or let `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`. One of them is
 /// required: servers refuse a token without `aud` (docs/format.md), so one is never issued.
-enum TokenCommand {
-    static let issueSpec = CommandSpec(
+enum TokenCommand: ServerCommand {
+    static let spec = CommandSpec(
         ["token", "issue"],
         "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N]",
         "print an entitlement token (EdDSA JWT) signed with KEY",
@@ -36,7 +36,7 @@ enum TokenCommand {
         return value
     }
 
-    static func issue(_ cmd: ParsedCommand, _ console: Console) throws {
+    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
         let corpora = list(cmd.value("--corpora")), tiers = list(cmd.value("--tier"))
         guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("--corpora or --tier", command: "token issue") }
         for (option, names) in [("--corpora", corpora), ("--tier", tiers)] {

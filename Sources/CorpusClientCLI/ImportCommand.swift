@@ -1,0 +1,24 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus import FILE.corpus.zip [--trust PUB]...`
+struct ImportCommand: ClientCommand {
+    static let spec = CommandSpec(["import"], "FILE.corpus.zip [--trust PUB]", "install a bundle file you downloaded by hand", positionals: 1...1,
+        options: [.value("--trust", repeatable: true, "an extra public key to accept for this bundle")])
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        let keys = try cmd.values("--trust").map { try PublicKey(contentsOf: $0) }
+        let m = try client.importBundle(path: cmd.positionals[0], trustedKeys: keys)
+        if console.json {
+            console.emit(["imported": ["id": m.id, "version": m.version.description, "catalog": HomeLayout.localRemote]])
+        } else {
+            console.info("imported \(m.id) \(m.version) (\(m.documents) documents, \(m.passages) passages) as local/\(m.id)")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus remote add|list|remove`: the catalogs this home knows and the keys pinned for them.
+struct RemoteAddCommand: ClientCommand {
+    static let spec = CommandSpec(["remote", "add"], "NAME URL [--mirror URL]... --trust PUB", "add a catalog and pin its root key",
+        positionals: 2...2, options: [.value("--mirror", repeatable: true, "a mirror of the catalog's tree (untrusted)"),
+                                      .value("--trust", "the catalog's root public key (minisign .pub file)")],
+        required: ["--trust"])
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        let name = cmd.positionals[0], url = cmd.positionals[1]
+        let keyPath = cmd.value("--trust")!
+        let key = try PublicKey(contentsOf: keyPath)
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values("--mirror"), trust: key)
+        if console.json {
+            console.emit(["remote": ["name": remote.name, "url": remote.url, "mirrors": remote.mirrors, "key_id": key.keyID.description]])
+        } else {
+            console.info("added \(remote.name) → \(remote.url), pinned key \(key.keyID)" +
+                         (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))"))
+            console.info("next: corpus catalog")
+        }
+        return 0
+    }
+}
+
+struct RemoteListCommand: ClientCommand {
+    static let spec = CommandSpec(["remote", "list"], "", "show the configured catalogs")
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        let remotes = try client.config().remotes
+        if console.json {
+            console.emit(["remotes": remotes.map { ["name": $0.name, "url": $0.url, "mirrors": $0.mirrors] as [String: Any] }])
+            return 0
+        }
+        if remotes.isEmpty { console.info("no catalogs; add one with: corpus remote add NAME URL --trust KEY.pub") }
+        for r in remotes { console.out("\(r.name)\t\(r.url)\(r.mirrors.isEmpty ? "" : "\tmirrors: " + r.mirrors.joined(separator: ", "))") }
+        return 0
+    }
+}
+
+struct RemoteRemoveCommand: ClientCommand {
+    static let spec = CommandSpec(["remote", "remove"], "NAME", "forget a catalog (installed corpora stay)", positionals: 1...1)
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        try client.removeRemote(name: cmd.positionals[0])
+        if console.json { console.emit(["removed": cmd.positionals[0]]) } else { console.info("removed catalog \(cmd.positionals[0])") }
+        return 0
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus remove ID...`
+struct RemoveCommand: ClientCommand {
+    static let spec = CommandSpec(["remove"], "ID...", "remove installed corpora", positionals: 1...100)
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        var first: Error?
+        var removed: [String] = []
+        for name in cmd.positionals {
+            do {
+                let r = try client.remove(name)
+                removed.append(r.qualifiedName)
+                console.info("removed \(r.qualifiedName) \(r.version) (run corpus gc to free its space)")
+            } catch {
+                if first == nil { first = error }
+                if !console.json { _ = console.refuse(ClientErrors.report(error)) }
+            }
+        }
+        if console.json {
+            var obj: [String: Any] = ["removed": removed]
+            if let first {
+                let r = ClientErrors.report(first)
+                obj["error"] = ["code": r.code, "message": r.message, "hint": r.hint]
+            }
+            console.emit(obj)
+        }
+        return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus sync [--wanted FILE] [--prune]`
+struct SyncCommand: ClientCommand {
+    static let spec = CommandSpec(["sync"], "[--wanted FILE] [--prune]", "update installed corpora, or install exactly the set a wanted-file names",
+        options: [.value("--wanted", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})"),
+                  .flag("--prune", "with --wanted: remove installed corpora the file does not list")])
+    static let readsToken = true
+
+    let context: ClientContext
+
+    func run() async throws -> Int32 {
+        var wanted: [WantedCorpus]?
+        if let file = cmd.value("--wanted") {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ErrorReport(code: "not-found", message: "cannot read the wanted-file \(file)", hint: "check the path", exit: .notFound)
+            }
+            do { wanted = try JSONDecoder().decode([WantedCorpus].self, from: data) } catch {
+                throw ErrorReport(code: "usage", message: "\(file) is not a JSON list of corpus ids",
+                                  hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", exit: .usage)
+            }
+        } else if cmd.has("--prune") {
+            throw UsageError.missingRequired("--wanted FILE (--prune removes what the wanted-file does not list)", command: "sync --prune")
+        }
+        let progress = ProgressRenderer(console: console)
+        let outcomes = try await client.sync(wanted: wanted, prune: cmd.has("--prune"), progress: progress.handler)
+        progress.finish()
+        return report(outcomes, verb: "sync")
+    }
+}
