@@ -15,14 +15,17 @@ public struct CommandLineProgram: Sendable {
     /// Runs one command line (`arguments` with the program name first) and returns the exit code.
     public func main(_ arguments: [String], run: (ParsedCommand, Console) async throws -> Int32) async -> Int32 {
         let args = Array(arguments.dropFirst())
-        let console = Console(json: args.contains("--json"), quiet: args.contains("--quiet") || args.contains("-q"))
-        if args.isEmpty || args == ["--help"] || args == ["-h"] {
+        // Until the command line parses, the words decide how a refusal is printed.
+        var console = Console(json: args.contains(Option.json.name),
+                              quiet: args.contains(Option.quiet.name) || args.contains(Option.quiet.short ?? ""))
+        if args.isEmpty || args == [Option.help.name] || args == [Option.help.short] {
             console.out(parser.help(program: name))
             return args.isEmpty ? ExitCode.usage.rawValue : 0
         }
         do {
             let cmd = try parser.parse(args)
-            if cmd.has("--help") {
+            console = Console(json: cmd.has(.json), quiet: cmd.has(.quiet))
+            if cmd.has(.help) {
                 console.out(parser.usage(of: cmd.spec, program: name))
                 return 0
             }

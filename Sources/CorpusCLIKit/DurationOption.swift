@@ -5,12 +5,10 @@ import CorpusFormat
 /// (`99999999d`, a date no client can represent) is a usage error naming the bound, not a
 /// catalog or token every client refuses later.
 public struct DurationOption: Sendable {
-    public let name: String
     public let range: ClosedRange<TimeInterval>
     public let examples: String
 
-    public init(name: String, range: ClosedRange<TimeInterval>, examples: String) {
-        self.name = name
+    public init(range: ClosedRange<TimeInterval>, examples: String) {
         self.range = range
         self.examples = examples
     }
@@ -18,10 +16,10 @@ public struct DurationOption: Sendable {
     /// The accepted range as a user would type it, e.g. `from 1h to 366d`.
     public var bounds: String { "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))" }
 
-    /// Parses the flag's value (`Timestamp.duration`) and checks it against the range.
-    public func parse(_ text: String) throws -> TimeInterval {
+    /// Parses the value `option` was given (`Timestamp.duration`) and checks it against the range.
+    public func parse(_ text: String, of option: Option) throws -> TimeInterval {
         guard let seconds = Timestamp.duration(text), range.contains(seconds) else {
-            throw UsageError.invalidValue(option: name, value: text, expected: "a duration \(bounds), like \(examples)")
+            throw UsageError.invalidValue(option: option.name, value: text, expected: "a duration \(bounds), like \(examples)")
         }
         return seconds
     }

@@ -6,9 +6,10 @@ import CorpusSync
 
 /// `corpus catalog [QUERY] [--language L] [--access free|entitled]`
 struct CatalogCommand: ClientCommand {
-    static let spec = CommandSpec(["catalog"], "[QUERY] [--language L] [--access free|entitled]",
-        "browse what the catalogs offer, with installed / locked / update-available state", positionals: 0...50,
-        options: [.value("--language", "only corpora in this language"), .value("--access", "free or entitled")])
+    static let language = Option.value("--language", "L", "only corpora in this language")
+    static let access = Option.value("--access", "free|entitled", "free or entitled")
+    static let spec = CommandSpec(["catalog"], "browse what the catalogs offer, with installed / locked / update-available state",
+                                  positionals: .words("QUERY", count: 0...50), options: [language, access])
     static let readsToken = true
 
     let context: ClientContext
@@ -22,10 +23,10 @@ struct CatalogCommand: ClientCommand {
                 return words.allSatisfy { hay.contains($0) }
             }
         }
-        if let lang = cmd.value("--language") { offers = offers.filter { $0.entry.language == lang } }
-        if let access = cmd.value("--access") {
+        if let lang = cmd.value(Self.language) { offers = offers.filter { $0.entry.language == lang } }
+        if let access = cmd.value(Self.access) {
             guard let a = Access(rawValue: access) else {
-                throw UsageError.invalidValue(option: "--access", value: access, expected: "free or entitled")
+                throw UsageError.invalidValue(option: Self.access.name, value: access, expected: "free or entitled")
             }
             offers = offers.filter { $0.entry.access == a }
         }

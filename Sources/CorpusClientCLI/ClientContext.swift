@@ -16,8 +16,8 @@ struct ClientContext {
     init(cmd: ParsedCommand, console: Console, environment: CommandEnvironment) {
         self.cmd = cmd
         self.console = console
-        home = HomeLayout.resolve(explicit: cmd.value("--home"), environment: environment.values)
-        var token = cmd.value("--token") ?? environment.token
+        home = HomeLayout.resolve(explicit: cmd.value(.home), environment: environment.values)
+        var token = cmd.value(.token) ?? environment.token
         var damage: Error?
         if token == nil {
             do { token = try CorpusClient.loadStoredToken(home) } catch { damage = error }

@@ -5,13 +5,7 @@ import CorpusFormat
 /// `corpus`: the client command. The table below is the whole command line; each command is a
 /// type of its own file (`InstallCommand.swift`, …) over the library underneath.
 public enum ClientProgram {
-    static let globals: [OptionSpec] = [
-        .value("--home", "home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)"),
-        .flag("--json", "print one JSON object on stdout, progress as JSON lines on stderr"),
-        .flag("--quiet", short: "-q", "print only errors"),
-        .value("--token", "entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)"),
-        .flag("--help", short: "-h", "show this help"),
-    ]
+    static let globals: [Option] = [.home, .json, .quiet, .token, .help]
 
     /// The command table: every `corpus` command, in the order `--help` lists them.
     static let commands: [any ClientCommand.Type] = [

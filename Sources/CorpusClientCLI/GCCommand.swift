@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus gc`
 struct GCCommand: ClientCommand {
-    static let spec = CommandSpec(["gc"], "", "remove old versions, leftovers and partial downloads")
+    static let spec = CommandSpec(["gc"], "remove old versions, leftovers and partial downloads")
 
     let context: ClientContext
 

@@ -6,13 +6,14 @@ import CorpusSync
 
 /// `corpus import FILE.corpus.zip [--trust PUB]...`
 struct ImportCommand: ClientCommand {
-    static let spec = CommandSpec(["import"], "FILE.corpus.zip [--trust PUB]", "install a bundle file you downloaded by hand", positionals: 1...1,
-        options: [.value("--trust", repeatable: true, "an extra public key to accept for this bundle")])
+    static let trust = Option.repeatable("--trust", "PUB", "an extra public key to accept for this bundle")
+    static let spec = CommandSpec(["import"], "install a bundle file you downloaded by hand",
+                                  positionals: .exactly("FILE.corpus.zip"), options: [trust])
 
     let context: ClientContext
 
     func run() throws -> Int32 {
-        let keys = try cmd.values("--trust").map { try PublicKey(contentsOf: $0) }
+        let keys = try cmd.values(Self.trust).map { try PublicKey(contentsOf: $0) }
         let m = try client.importBundle(path: cmd.positionals[0], trustedKeys: keys)
         if console.json {
             console.emit(["imported": ["id": m.id, "version": m.version.description, "catalog": HomeLayout.localRemote]])

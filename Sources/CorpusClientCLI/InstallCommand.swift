@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus install ID[@VERSION]...`
 struct InstallCommand: ClientCommand {
-    static let spec = CommandSpec(["install"], "ID[@VERSION]...", "download, verify and install corpora", positionals: 1...100)
+    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore("ID[@VERSION]"))
     static let readsToken = true
 
     let context: ClientContext

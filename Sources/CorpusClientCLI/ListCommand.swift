@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus list`
 struct ListCommand: ClientCommand {
-    static let spec = CommandSpec(["list"], "", "the installed corpora")
+    static let spec = CommandSpec(["list"], "the installed corpora")
 
     let context: ClientContext
 

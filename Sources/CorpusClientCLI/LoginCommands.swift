@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus login TOKEN`, `corpus logout`: the entitlement token stored in the home folder.
 struct LoginCommand: ClientCommand {
-    static let spec = CommandSpec(["login"], "TOKEN", "store an entitlement token in the home folder (mode 600)", positionals: 1...1)
+    static let spec = CommandSpec(["login"], "store an entitlement token in the home folder (mode 600)", positionals: .exactly("TOKEN"))
 
     let context: ClientContext
 
@@ -40,7 +40,7 @@ struct LoginCommand: ClientCommand {
 }
 
 struct LogoutCommand: ClientCommand {
-    static let spec = CommandSpec(["logout"], "", "remove the stored token")
+    static let spec = CommandSpec(["logout"], "remove the stored token")
 
     let context: ClientContext
 

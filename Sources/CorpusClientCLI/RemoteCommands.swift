@@ -6,18 +6,18 @@ import CorpusSync
 
 /// `corpus remote add|list|remove`: the catalogs this home knows and the keys pinned for them.
 struct RemoteAddCommand: ClientCommand {
-    static let spec = CommandSpec(["remote", "add"], "NAME URL [--mirror URL]... --trust PUB", "add a catalog and pin its root key",
-        positionals: 2...2, options: [.value("--mirror", repeatable: true, "a mirror of the catalog's tree (untrusted)"),
-                                      .value("--trust", "the catalog's root public key (minisign .pub file)")],
-        required: ["--trust"])
+    static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
+    static let trust = Option.value("--trust", "PUB", "the catalog's root public key (minisign .pub file)")
+    static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, trust], required: [trust])
 
     let context: ClientContext
 
     func run() throws -> Int32 {
         let name = cmd.positionals[0], url = cmd.positionals[1]
-        let keyPath = cmd.value("--trust")!
+        let keyPath = cmd.required(Self.trust)
         let key = try PublicKey(contentsOf: keyPath)
-        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values("--mirror"), trust: key)
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), trust: key)
         if console.json {
             console.emit(["remote": ["name": remote.name, "url": remote.url, "mirrors": remote.mirrors, "key_id": key.keyID.description]])
         } else {
@@ -30,7 +30,7 @@ struct RemoteAddCommand: ClientCommand {
 }
 
 struct RemoteListCommand: ClientCommand {
-    static let spec = CommandSpec(["remote", "list"], "", "show the configured catalogs")
+    static let spec = CommandSpec(["remote", "list"], "show the configured catalogs")
 
     let context: ClientContext
 
@@ -47,7 +47,7 @@ struct RemoteListCommand: ClientCommand {
 }
 
 struct RemoteRemoveCommand: ClientCommand {
-    static let spec = CommandSpec(["remote", "remove"], "NAME", "forget a catalog (installed corpora stay)", positionals: 1...1)
+    static let spec = CommandSpec(["remote", "remove"], "forget a catalog (installed corpora stay)", positionals: .exactly("NAME"))
 
     let context: ClientContext
 

@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus remove ID...`
 struct RemoveCommand: ClientCommand {
-    static let spec = CommandSpec(["remove"], "ID...", "remove installed corpora", positionals: 1...100)
+    static let spec = CommandSpec(["remove"], "remove installed corpora", positionals: .oneOrMore("ID"))
 
     let context: ClientContext
 

@@ -6,22 +6,23 @@ import CorpusSync
 
 /// `corpus search QUERY [--corpus ID]... [-k N] [--lexical-only]`
 struct SearchCommand: ClientCommand {
-    static let spec = CommandSpec(["search"], "QUERY [--corpus ID]... [-k N] [--lexical-only]", "search every installed corpus", positionals: 1...100,
-        options: [.value("--corpus", repeatable: true, "search only this corpus (id or catalog/id)"),
-                  .value("-k", "number of results (default 10)"),
-                  .flag("--lexical-only", "skip the vector channel")])
+    static let corpus = Option.repeatable("--corpus", "ID", "search only this corpus (id or catalog/id)")
+    static let k = Option.value("-k", "N", "number of results (default 10)")
+    static let lexicalOnly = Option.flag("--lexical-only", "skip the vector channel")
+    static let spec = CommandSpec(["search"], "search every installed corpus",
+                                  positionals: .words("QUERY", count: 1...100), options: [corpus, k, lexicalOnly])
 
     let context: ClientContext
 
     func run() async throws -> Int32 {
         let query = cmd.positionals.joined(separator: " ")
         var options = SearchOptions()
-        if let k = cmd.value("-k") {
-            guard let n = Int(k), (1...1000).contains(n) else { throw UsageError.invalidValue(option: "-k", value: k, expected: "a number from 1 to 1000") }
+        if let k = cmd.value(Self.k) {
+            guard let n = Int(k), (1...1000).contains(n) else { throw UsageError.invalidValue(option: Self.k.name, value: k, expected: "a number from 1 to 1000") }
             options.k = n
         }
-        options.corpora = cmd.values("--corpus")
-        options.lexicalOnly = cmd.has("--lexical-only")
+        options.corpora = cmd.values(Self.corpus)
+        options.lexicalOnly = cmd.has(Self.lexicalOnly)
         let library = CorpusLibrary(home: home.root)
         // Each corpus is searched with the embedder its manifest names: the hashing embedder, or the
         // installed model (fetched by install and sync). A corpus whose model is not installed (an

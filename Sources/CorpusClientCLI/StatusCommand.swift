@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus status`
 struct StatusCommand: ClientCommand {
-    static let spec = CommandSpec(["status"], "", "catalog freshness, updates available, import-limit use")
+    static let spec = CommandSpec(["status"], "catalog freshness, updates available, import-limit use")
     static let readsToken = true
 
     let context: ClientContext

@@ -6,16 +6,17 @@ import CorpusSync
 
 /// `corpus sync [--wanted FILE] [--prune]`
 struct SyncCommand: ClientCommand {
-    static let spec = CommandSpec(["sync"], "[--wanted FILE] [--prune]", "update installed corpora, or install exactly the set a wanted-file names",
-        options: [.value("--wanted", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})"),
-                  .flag("--prune", "with --wanted: remove installed corpora the file does not list")])
+    static let wanted = Option.value("--wanted", "FILE", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})")
+    static let prune = Option.flag("--prune", "with --wanted: remove installed corpora the file does not list")
+    static let spec = CommandSpec(["sync"], "update installed corpora, or install exactly the set a wanted-file names",
+                                  options: [wanted, prune])
     static let readsToken = true
 
     let context: ClientContext
 
     func run() async throws -> Int32 {
         var wanted: [WantedCorpus]?
-        if let file = cmd.value("--wanted") {
+        if let file = cmd.value(Self.wanted) {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ErrorReport(code: "not-found", message: "cannot read the wanted-file \(file)", hint: "check the path", exit: .notFound)
             }
@@ -23,11 +24,12 @@ struct SyncCommand: ClientCommand {
                 throw ErrorReport(code: "usage", message: "\(file) is not a JSON list of corpus ids",
                                   hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", exit: .usage)
             }
-        } else if cmd.has("--prune") {
-            throw UsageError.missingRequired("--wanted FILE (--prune removes what the wanted-file does not list)", command: "sync --prune")
+        } else if cmd.has(Self.prune) {
+            throw UsageError.missingRequired("\(Self.wanted.synopsis) (\(Self.prune.name) removes what the wanted-file does not list)",
+                                           command: "sync \(Self.prune.name)")
         }
         let progress = ProgressRenderer(console: console)
-        let outcomes = try await client.sync(wanted: wanted, prune: cmd.has("--prune"), progress: progress.handler)
+        let outcomes = try await client.sync(wanted: wanted, prune: cmd.has(Self.prune), progress: progress.handler)
         progress.finish()
         return report(outcomes, verb: "sync")
     }

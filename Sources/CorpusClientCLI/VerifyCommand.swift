@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus verify [ID]`
 struct VerifyCommand: ClientCommand {
-    static let spec = CommandSpec(["verify"], "[ID]", "re-check installed files against their signed manifests", positionals: 0...1)
+    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID"))
 
     let context: ClientContext
 

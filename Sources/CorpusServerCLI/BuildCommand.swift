@@ -3,28 +3,30 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
 
-/// `corpusd build SOURCE_DIR --id ID --version V [--title T] --key KEY --out FILE.corpus.zip`
+/// `corpusd build SOURCE_DIR --id ID --version V [--title T] … --key KEY --out FILE.corpus.zip`
 enum BuildCommand: ServerCommand {
-    static let spec = CommandSpec(
-        ["build"], "SOURCE_DIR --id ID --version V [--title T] --key KEY --out FILE.corpus.zip",
-        "build a signed corpus bundle from a folder of .txt .md .html .epub files",
-        positionals: 1...1,
-        options: [.value("--id", "corpus id (a-z 0-9 . _ -)"), .value("--version", "corpus version, e.g. 1 or 2026.11"),
-                  .value("--title", "title (default: the id)"), .value("--description", "one-line description"),
-                  .value("--language", "language code (default: en)"), .value("--license", "license name, e.g. CC-BY-4.0"),
-                  .value("--key", "minisign secret key to sign with"), .value("--out", "the .corpus.zip to write")],
-        required: ["--id", "--version", "--key", "--out"])
+    static let id = Option.value("--id", "ID", "corpus id (a-z 0-9 . _ -)")
+    static let version = Option.value("--version", "V", "corpus version, e.g. 1 or 2026.11")
+    static let title = Option.value("--title", "T", "title (default: the id)")
+    static let description = Option.value("--description", "D", "one-line description")
+    static let language = Option.value("--language", "L", "language code (default: en)")
+    static let license = Option.value("--license", "L", "license name, e.g. CC-BY-4.0")
+    static let key = Option.value("--key", "KEY", "minisign secret key to sign with")
+    static let out = Option.value("--out", "FILE.corpus.zip", "the .corpus.zip to write")
+    static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files",
+                                  positionals: .exactly("SOURCE_DIR"), options: [id, version, title, description, language, license, key, out],
+                                  required: [id, version, key, out])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let id = cmd.value("--id")!
+        let id = cmd.required(Self.id)
         try Identifier.validate(id, what: "corpus id")
-        let version = try CorpusVersion.parse(cmd.value("--version")!, what: "--version")
-        let key = try SecretKey(contentsOf: cmd.value("--key")!)
-        let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value("--title") ?? id,
-                                   description: cmd.value("--description") ?? "", language: cmd.value("--language") ?? "en",
-                                   license: cmd.value("--license") ?? "")
+        let version = try CorpusVersion.parse(cmd.required(Self.version), what: Self.version.name)
+        let key = try SecretKey(contentsOf: cmd.required(Self.key))
+        let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
+                                   description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
+                                   license: cmd.value(Self.license) ?? "")
         let summary = try PublisherReport.mapping {
-            try CorpusBuilder.build(options, key: key, output: cmd.value("--out")!) { step in
+            try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out)) { step in
                 if console.json {
                     console.emitLine(PublisherReport.json(step))
                 } else if !console.quiet, case let .ingested(documents, skipped) = step {

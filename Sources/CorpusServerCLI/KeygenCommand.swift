@@ -4,19 +4,20 @@ import CorpusFormat
 
 /// `corpusd keygen --out DIR [--name NAME] [--force]`
 enum KeygenCommand: ServerCommand {
-    static let spec = CommandSpec(["keygen"], "--out DIR [--name NAME]", "write a minisign-compatible key pair DIR/NAME.key and DIR/NAME.pub",
-                                  options: [.value("--out", "folder for the key pair"), .value("--name", "file name stem (default: corpus)"),
-                                            .flag("--force", "overwrite an existing key pair")],
-                                  required: ["--out"])
+    static let out = Option.value("--out", "DIR", "folder for the key pair")
+    static let name = Option.value("--name", "NAME", "file name stem (default: corpus)")
+    static let force = Option.flag("--force", "overwrite an existing key pair")
+    static let spec = CommandSpec(["keygen"], "write a minisign-compatible key pair DIR/NAME.key and DIR/NAME.pub",
+                                  options: [out, name, force], required: [out])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let dir = cmd.value("--out")!
-        let name = cmd.value("--name") ?? "corpus"
+        let dir = cmd.required(Self.out)
+        let name = cmd.value(Self.name) ?? "corpus"
         try Identifier.validate(name, what: "key name")
         let keyPath = "\(dir)/\(name).key", pubPath = "\(dir)/\(name).pub"
-        if !cmd.has("--force") && (FileManager.default.fileExists(atPath: keyPath) || FileManager.default.fileExists(atPath: pubPath)) {
+        if !cmd.has(Self.force) && (FileManager.default.fileExists(atPath: keyPath) || FileManager.default.fileExists(atPath: pubPath)) {
             throw ErrorReport(code: "exists", message: "\(keyPath) already exists; refusing to overwrite a signing key",
-                              hint: "choose another --name or --out, or pass --force", exit: .localIO)
+                              hint: "choose another \(Self.name.name) or \(Self.out.name), or pass \(Self.force.name)", exit: .localIO)
         }
         let key = try SecretKey.generate()
         try FileIO.createDirectory(dir)

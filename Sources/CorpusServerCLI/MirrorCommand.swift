@@ -6,14 +6,11 @@ import CorpusMirror
 
 /// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]`
 enum MirrorCommand: ServerCommand {
-    static let spec = CommandSpec(
-        ["mirror"], "UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]",
-        "copy a published tree into DIR, verified against PUB, ready for corpusd serve or nginx; run again to update",
-        positionals: 1...1,
-        options: [.value("--out", "the mirror's folder (created if missing)"),
-                  .value("--trust", "the upstream's root public key (minisign .pub file)"),
-                  .value("--token", "entitlement token, sent to the upstream only, to mirror entitled corpora too (or CORPUS_TOKEN)")],
-        required: ["--out", "--trust"])
+    static let out = Option.value("--out", "DIR", "the mirror's folder (created if missing)")
+    static let trust = Option.value("--trust", "PUB", "the upstream's root public key (minisign .pub file)")
+    static let token = Option.value("--token", "TOKEN", "entitlement token, sent to the upstream only, to mirror entitled corpora too (or CORPUS_TOKEN)")
+    static let spec = CommandSpec(["mirror"], "copy a published tree into DIR, verified against PUB, ready for corpusd serve or nginx; run again to update",
+                                  positionals: .exactly("UPSTREAM_URL"), options: [out, trust, token], required: [out, trust])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let env = CommandEnvironment(ProcessInfo.processInfo.environment)
@@ -22,9 +19,9 @@ enum MirrorCommand: ServerCommand {
               URLComponents(string: upstream)?.host?.isEmpty == false else {
             throw UsageError.invalidValue(option: "UPSTREAM_URL", value: upstream, expected: "an http or https URL")
         }
-        let key = try PublicKey(contentsOf: cmd.value("--trust")!)
-        let token = cmd.value("--token") ?? env.token
-        let out = cmd.value("--out")!
+        let key = try PublicKey(contentsOf: cmd.required(Self.trust))
+        let token = cmd.value(Self.token) ?? env.token
+        let out = cmd.required(Self.out)
         let updater = MirrorUpdater(upstream: upstream, directory: out, trustedKey: key, token: token,
                                     retry: RetryPolicy().scaled(by: env.retryScale))
         let drawer = MirrorProgressLines(console: console)

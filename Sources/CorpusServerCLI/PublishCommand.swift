@@ -5,19 +5,16 @@ import CorpusPublisher
 
 /// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]`
 enum PublishCommand: ServerCommand {
-    static let spec = CommandSpec(
-        ["publish"], "CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]",
-        "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-        positionals: 1...1,
-        options: [.value("--out", "the static tree to write (created if missing)"),
-                  .value("--key", "the tree's current root secret key"),
-                  .value("--expires", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")],
-        required: ["--out", "--key"])
+    static let out = Option.value("--out", "PUBLIC_DIR", "the static tree to write (created if missing)")
+    static let key = Option.value("--key", "KEY", "the tree's current root secret key")
+    static let expires = Option.value("--expires", "DURATION", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")
+    static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
+                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires], required: [out, key])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let expires = try cmd.value("--expires").map { try DurationOption.catalogExpiry.parse($0) } ?? TreePublisher.defaultExpiry
-        let key = try SecretKey(contentsOf: cmd.value("--key")!)
-        let out = cmd.value("--out")!
+        let expires = try cmd.value(Self.expires).map { try DurationOption.catalogExpiry.parse($0, of: Self.expires) } ?? TreePublisher.defaultExpiry
+        let key = try SecretKey(contentsOf: cmd.required(Self.key))
+        let out = cmd.required(Self.out)
         let summary = try PublisherReport.mapping {
             try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires) { step in
                 if console.json {

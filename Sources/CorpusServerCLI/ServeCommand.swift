@@ -3,29 +3,27 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusServer
 
-/// `corpusd serve PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--metrics-listen HOST:PORT] [--metrics-token-file FILE]`
+/// `corpusd serve PUBLIC_DIR`, its options in `spec` (the usage line is generated from them)
 enum ServeCommand: ServerCommand {
-    static let spec = CommandSpec(
-        ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE]",
-        "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
-        positionals: 1...1,
-        options: [.value("--listen", "address to listen on (default 127.0.0.1:8080)"),
-                  .value("--entitlement-pub", "public key (minisign .pub) that signs entitlement tokens"),
-                  .value("--threads", "worker threads (default: CPUs, at most 4)"),
-                  .value("--metrics-listen", "serve /metrics (and /healthz) on this address only, not on --listen"),
-                  .value("--metrics-token-file", "require Authorization: Bearer <the token in FILE> for /metrics")])
+    static let listen = Option.value("--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8080)")
+    static let entitlementPub = Option.value("--entitlement-pub", "PUB", "public key (minisign .pub) that signs entitlement tokens")
+    static let threads = Option.value("--threads", "N", "worker threads (default: CPUs, at most 4)")
+    static let metricsListen = Option.value("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
+    static let metricsTokenFile = Option.value("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
+    static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
+                                  positionals: .exactly("PUBLIC_DIR"), options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let root = cmd.positionals[0]
         var config = ServerConfiguration(root: root)
         do {
-            (config.host, config.port) = try ServerConfiguration.parseListen(cmd.value("--listen") ?? "127.0.0.1:8080")
+            (config.host, config.port) = try ServerConfiguration.parseListen(cmd.value(Self.listen) ?? "127.0.0.1:8080")
         } catch {
-            throw UsageError.invalidValue(option: "--listen", value: cmd.value("--listen") ?? "", expected: "HOST:PORT with an IPv4 host")
+            throw UsageError.invalidValue(option: Self.listen.name, value: cmd.value(Self.listen) ?? "", expected: "HOST:PORT with an IPv4 host")
         }
-        if let pub = cmd.value("--entitlement-pub") { config.entitlementKey = try PublicKey(contentsOf: pub) }
-        if let t = cmd.value("--threads") {
-            guard let n = Int(t), (1...64).contains(n) else { throw UsageError.invalidValue(option: "--threads", value: t, expected: "a number from 1 to 64") }
+        if let pub = cmd.value(Self.entitlementPub) { config.entitlementKey = try PublicKey(contentsOf: pub) }
+        if let t = cmd.value(Self.threads) {
+            guard let n = Int(t), (1...64).contains(n) else { throw UsageError.invalidValue(option: Self.threads.name, value: t, expected: "a number from 1 to 64") }
             config.threads = n
         }
         config.metrics = try metricsAccess(cmd)
@@ -76,13 +74,13 @@ enum ServeCommand: ServerCommand {
 extension ServeCommand {
     /// `--metrics-listen` and `--metrics-token-file`; nil leaves the default (`MetricsAccess.default`).
     static func metricsAccess(_ cmd: ParsedCommand) throws -> MetricsAccess? {
-        let token = try cmd.value("--metrics-token-file").map(readMetricsToken)
-        if let text = cmd.value("--metrics-listen") {
+        let token = try cmd.value(Self.metricsTokenFile).map(readMetricsToken)
+        if let text = cmd.value(Self.metricsListen) {
             do {
                 let (host, port) = try ServerConfiguration.parseListen(text)
                 return MetricsAccess(place: .ownListener(host: host, port: port), token: token)
             } catch {
-                throw UsageError.invalidValue(option: "--metrics-listen", value: text, expected: "HOST:PORT with an IPv4 host")
+                throw UsageError.invalidValue(option: Self.metricsListen.name, value: text, expected: "HOST:PORT with an IPv4 host")
             }
         }
         return token.map { MetricsAccess(place: .mainListener, token: $0) }
@@ -96,7 +94,7 @@ extension ServeCommand {
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard (MetricsAccess.minTokenLength...4096).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw UsageError.invalidValue(option: "--metrics-token-file", value: path,
+            throw UsageError.invalidValue(option: Self.metricsTokenFile.name, value: path,
                                           expected: "a file holding one token of \(MetricsAccess.minTokenLength) to 4096 printable characters without spaces")
         }
         return token

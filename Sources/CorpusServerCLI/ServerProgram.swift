@@ -19,8 +19,7 @@ public enum ServerProgram {
 
     static let parser = ArgumentParser(
         commands: commands.map { $0.spec },
-        globals: [.flag("--help", short: "-h", "show this help"), .flag("--json", "print results as JSON"),
-                  .flag("--quiet", short: "-q", "print only errors")])
+        globals: [.help, .json, .quiet])
 
     static let program = CommandLineProgram(name: "corpusd", parser: parser, report: ServerErrors.report)
 

@@ -9,20 +9,18 @@ import CorpusFormat
 /// or let `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`. One of them is
 /// required: servers refuse a token without `aud` (docs/format.md), so one is never issued.
 enum TokenCommand: ServerCommand {
-    static let spec = CommandSpec(
-        ["token", "issue"],
-        "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N]",
-        "print an entitlement token (EdDSA JWT) signed with KEY",
-        options: [.value("--key", "minisign secret key (from corpusd keygen)"),
-                  .value("--sub", "who the token is for (user or account id)"),
-                  .value("--corpora", "comma-separated corpus ids it covers"),
-                  .value("--tier", "comma-separated catalog tiers it covers"),
-                  .value("--expires", "lifetime, e.g. 90s, 12h, 30d, 2w, \(DurationOption.tokenLifetime.bounds) (default 30d)"),
-                  .value("--import-limit", "how many non-bundled corpora the holder may install (0 to \(importLimits.upperBound))"),
-                  .value("--aud", "the catalog id the token is for"),
-                  .value("--catalog", "a published tree to read the catalog id from (instead of --aud)"),
-                  .value("--iss", "issuer name (default corpusd)")],
-        required: ["--key", "--sub"])
+    static let key = Option.value("--key", "KEY", "minisign secret key (from corpusd keygen)")
+    static let sub = Option.value("--sub", "SUBJECT", "who the token is for (user or account id)")
+    static let corpora = Option.value("--corpora", "A,B", "comma-separated corpus ids it covers")
+    static let tier = Option.value("--tier", "T", "comma-separated catalog tiers it covers")
+    static let aud = Option.value("--aud", "CATALOG_ID", "the catalog id the token is for")
+    static let catalog = Option.value("--catalog", "PUBLIC_DIR", "a published tree to read the catalog id from (instead of --aud)")
+    static let expires = Option.value("--expires", "DURATION", "lifetime, e.g. 90s, 12h, 30d, 2w, \(DurationOption.tokenLifetime.bounds) (default 30d)")
+    static let importLimit = Option.value("--import-limit", "N", "how many non-bundled corpora the holder may install (0 to \(importLimits.upperBound))")
+    static let iss = Option.value("--iss", "NAME", "issuer name (default corpusd)")
+    static let spec = CommandSpec(["token", "issue"], "print an entitlement token (EdDSA JWT) signed with KEY",
+                                  options: [key, sub, corpora, tier, aud, catalog, expires, importLimit, iss], required: [key, sub],
+                                  oneOf: [[corpora, tier], [aud, catalog]])
 
     static let defaultLifetime: TimeInterval = 30 * 86400
     /// More corpora than anyone installs, and far below what a JSON number loses precision at.
@@ -37,26 +35,26 @@ enum TokenCommand: ServerCommand {
     }
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let corpora = list(cmd.value("--corpora")), tiers = list(cmd.value("--tier"))
-        guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("--corpora or --tier", command: "token issue") }
-        for (option, names) in [("--corpora", corpora), ("--tier", tiers)] {
+        let corpora = list(cmd.value(Self.corpora)), tiers = list(cmd.value(Self.tier))
+        guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("\(Self.corpora.name) or \(Self.tier.name)", command: spec.name) }
+        for (option, names) in [(Self.corpora.name, corpora), (Self.tier.name, tiers)] {
             for name in names where !Identifier.isValid(name) {
                 throw UsageError.invalidValue(option: option, value: name, expected: "a valid id (1-64 of a-z 0-9 . _ -, starting with a letter or digit)")
             }
         }
-        let subject = try printable(cmd.value("--sub")!, option: "--sub")
-        let issuer = try printable(cmd.value("--iss") ?? "corpusd", option: "--iss")
-        let lifetime = try cmd.value("--expires").map { try DurationOption.tokenLifetime.parse($0) } ?? defaultLifetime
+        let subject = try printable(cmd.required(Self.sub), option: Self.sub.name)
+        let issuer = try printable(cmd.value(Self.iss) ?? "corpusd", option: Self.iss.name)
+        let lifetime = try cmd.value(Self.expires).map { try DurationOption.tokenLifetime.parse($0, of: Self.expires) } ?? defaultLifetime
         var limit: Int?
-        if let l = cmd.value("--import-limit") {
+        if let l = cmd.value(Self.importLimit) {
             guard let n = Int(l), importLimits.contains(n) else {
-                throw UsageError.invalidValue(option: "--import-limit", value: l,
+                throw UsageError.invalidValue(option: Self.importLimit.name, value: l,
                                               expected: "a whole number of corpora from \(importLimits.lowerBound) to \(importLimits.upperBound)")
             }
             limit = n
         }
         let audience = try audience(cmd)
-        let key = try SecretKey(contentsOf: cmd.value("--key")!)
+        let key = try SecretKey(contentsOf: cmd.required(Self.key))
         let token = try EntitlementToken.issue(key: key, issuer: issuer, subject: subject, audience: audience,
                                                corpora: corpora, tiers: tiers, importLimit: limit, lifetime: lifetime)
         if console.json {
@@ -70,22 +68,22 @@ enum TokenCommand: ServerCommand {
     }
 
     private static func audience(_ cmd: ParsedCommand) throws -> String {
-        switch (cmd.value("--aud"), cmd.value("--catalog")) {
+        switch (cmd.value(Self.aud), cmd.value(Self.catalog)) {
         case let (aud?, nil):
-            guard Identifier.isValid(aud) else { throw UsageError.invalidValue(option: "--aud", value: aud, expected: "a catalog id") }
+            guard Identifier.isValid(aud) else { throw UsageError.invalidValue(option: Self.aud.name, value: aud, expected: "a catalog id") }
             return aud
         case let (nil, dir?):
             let path = "\(dir)/\(TreeLayout.pointer)"
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw ErrorReport(code: "not-found", message: "\(path) does not exist", hint: "give the folder `corpusd publish --out` wrote, or use --aud", exit: .notFound)
+                throw ErrorReport(code: "not-found", message: "\(path) does not exist", hint: "give the folder `corpusd publish --out` wrote, or use \(Self.aud.name)", exit: .notFound)
             }
             let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: data, what: path)
             try Identifier.validate(pointer.id, what: "catalog id in \(path)")
             return pointer.id
         case (.some, .some):
-            throw UsageError.invalidValue(option: "--catalog", value: cmd.value("--catalog")!, expected: "used together with --aud; give one of them")
+            throw UsageError.invalidValue(option: Self.catalog.name, value: cmd.required(Self.catalog), expected: "used together with \(Self.aud.name); give one of them")
         case (nil, nil):
-            throw UsageError.missingRequired("--aud CATALOG_ID or --catalog PUBLIC_DIR", command: "token issue")
+            throw UsageError.missingRequired("\(Self.aud.synopsis) or \(Self.catalog.synopsis)", command: spec.name)
         }
     }
 
