@@ -40,7 +40,7 @@ extension Console {
     /// Prints a refusal the one way both commands do, and returns its exit code.
     public func refuse(_ r: ErrorReport) -> Int32 {
         if json {
-            emit(["error": ["code": r.code, "message": r.message, "hint": r.hint]])
+            emit(RefusalOutput(r))
         } else {
             err("error: \(r.message)" + (r.hint.isEmpty ? "" : " (\(r.hint))"))
         }

@@ -47,15 +47,14 @@ public final class Console: @unchecked Sendable {
         write("\r" + TerminalText.sanitizeLine(line), to: STDERR_FILENO)
     }
 
-    /// Prints an encodable value as one JSON object on stdout.
-    public func emit(_ object: [String: Any]) {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        write(String(decoding: data, as: UTF8.self) + "\n", to: STDOUT_FILENO)
+    /// Prints a command's result as one JSON object on stdout.
+    public func emit<T: Encodable>(_ value: T) {
+        write(JSONOutput.string(value) + "\n", to: STDOUT_FILENO)
     }
 
-    public func emitLine(_ object: [String: Any]) {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        write(String(decoding: data, as: UTF8.self) + "\n", to: STDERR_FILENO)
+    /// Prints one JSON line on stderr (a progress event).
+    public func emitLine<T: Encodable>(_ value: T) {
+        write(JSONOutput.string(value) + "\n", to: STDERR_FILENO)
     }
 
     private func write(_ text: String, to fd: Int32) {

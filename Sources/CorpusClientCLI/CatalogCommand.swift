@@ -31,20 +31,25 @@ struct CatalogCommand: ClientCommand {
             offers = offers.filter { $0.entry.access == a }
         }
         let rows = try catalogRows(offers)
-        if console.json { console.emit(["corpora": rows]); return 0 }
+        if console.json { console.emit(Listing(corpora: rows)); return 0 }
         if rows.isEmpty { console.info("no corpora match"); return 0 }
         let clash = Dictionary(grouping: offers, by: { $0.entry.id }).filter { $0.value.count > 1 }.keys
         for (o, row) in zip(offers, rows) {
             let name = clash.contains(o.entry.id) ? "\(o.remote)/\(o.entry.id)" : o.entry.id
             var state: [String] = []
-            if row["locked"] as? Bool == true { state.append("locked (\(o.entry.tier.map { "tier \($0)" } ?? "entitlement") needed)") }
-            if let v = row["installed_version"] as? String {
-                state.append(row["update_available"] as? Bool == true ? "installed \(v), update to \(o.entry.version) available" : "installed")
+            if row.locked { state.append("locked (\(o.entry.tier.map { "tier \($0)" } ?? "entitlement") needed)") }
+            if let v = row.installedVersion {
+                state.append(row.updateAvailable ? "installed \(v), update to \(o.entry.version) available" : "installed")
             }
             if o.entry.bundled { state.append("bundled") }
             console.out("\(name) \(o.entry.version)  \(TerminalText.sanitizeLine(o.entry.title))  [\(ByteFormat.size(o.entry.bundle.size)), \(o.entry.access.rawValue)\(state.isEmpty ? "" : "; " + state.joined(separator: "; "))]")
             if !o.entry.description.isEmpty { console.out("    \(o.entry.description)") }
         }
         return 0
+    }
+
+    /// `{"corpora": [CatalogRow]}`
+    struct Listing: Encodable {
+        let corpora: [CatalogRow]
     }
 }

@@ -5,7 +5,7 @@ import CorpusSync
 
 /// What every `corpus` command works with: the parsed command line, the console, the home folder
 /// and a client for it, configured from the global options and the environment.
-struct ClientContext {
+struct ClientContext: Sendable {
     let cmd: ParsedCommand
     let console: Console
     let home: HomeLayout
@@ -37,7 +37,7 @@ struct ClientContext {
 }
 
 /// One `corpus` command: its row of the command table (`spec`) and what it does with a context.
-protocol ClientCommand {
+protocol ClientCommand: Sendable {
     static var spec: CommandSpec { get }
     /// True for the commands that read the token (to show locks, apply the import limit or
     /// download): they refuse a stored token that is damaged.

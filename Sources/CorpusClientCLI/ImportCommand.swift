@@ -16,10 +16,21 @@ struct ImportCommand: ClientCommand {
         let keys = try cmd.values(Self.trust).map { try PublicKey(contentsOf: $0) }
         let m = try client.importBundle(path: cmd.positionals[0], trustedKeys: keys)
         if console.json {
-            console.emit(["imported": ["id": m.id, "version": m.version.description, "catalog": HomeLayout.localRemote]])
+            console.emit(Imported(imported: .init(id: m.id, version: m.version.description, catalog: HomeLayout.localRemote)))
         } else {
             console.info("imported \(m.id) \(m.version) (\(m.documents) documents, \(m.passages) passages) as local/\(m.id)")
         }
         return 0
+    }
+
+    /// `{"imported": {"id", "version", "catalog": "local"}}`
+    struct Imported: Encodable {
+        struct Corpus: Encodable {
+            let id: String
+            let version: String
+            let catalog: String
+        }
+
+        let imported: Corpus
     }
 }

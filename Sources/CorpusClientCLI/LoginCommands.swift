@@ -27,15 +27,39 @@ struct LoginCommand: ClientCommand {
         try FileIO.createDirectory(home.root)
         try FileIO.writeAtomically(Data(token.utf8), to: home.token, mode: 0o600)
         if console.json {
-            var obj: [String: Any] = ["subject": claims.subject, "expires": Timestamp.format(claims.expiresAt), "corpora": claims.corpora, "tiers": claims.tiers]
-            obj["import_limit"] = claims.importLimit.map { $0 as Any } ?? NSNull()
-            console.emit(["token": obj])
+            console.emit(Stored(token: .init(claims)))
         } else {
             let covers = (claims.corpora.map { "corpus \($0)" } + claims.tiers.map { "tier \($0)" }).joined(separator: ", ")
             console.info("stored a token for \(claims.subject) covering \(covers.isEmpty ? "nothing" : covers), expires \(Timestamp.format(claims.expiresAt))" +
                          (claims.importLimit.map { ", import limit \($0)" } ?? ""))
         }
         return 0
+    }
+
+    /// `{"token": {"subject", "expires", "corpora", "tiers", "import_limit"}}`: what the stored token covers.
+    struct Stored: Encodable {
+        struct Token: Encodable, Sendable {
+            let subject: String
+            let expires: String
+            let corpora: [String]
+            let tiers: [String]
+            let importLimit: Nullable<Int>
+
+            enum CodingKeys: String, CodingKey {
+                case subject, expires, corpora, tiers
+                case importLimit = "import_limit"
+            }
+
+            init(_ claims: EntitlementClaims) {
+                subject = claims.subject
+                expires = Timestamp.format(claims.expiresAt)
+                corpora = claims.corpora
+                tiers = claims.tiers
+                importLimit = Nullable(claims.importLimit)
+            }
+        }
+
+        let token: Token
     }
 }
 
@@ -46,7 +70,12 @@ struct LogoutCommand: ClientCommand {
 
     func run() -> Int32 {
         FileIO.remove(home.token)
-        if console.json { console.emit(["token": NSNull()]) } else { console.info("removed the stored token") }
+        if console.json { console.emit(LogoutCommand.Removed(token: Nullable(nil))) } else { console.info("removed the stored token") }
         return 0
+    }
+
+    /// `{"token": null}`: no token is stored any more.
+    struct Removed: Encodable {
+        let token: Nullable<LoginCommand.Stored.Token>
     }
 }

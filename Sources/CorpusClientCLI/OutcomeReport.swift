@@ -8,19 +8,7 @@ extension ClientCommand {
     func report(_ outcomes: [CorpusClient.Outcome], verb: String) -> Int32 {
         let firstFailure = outcomes.first { $0.error != nil }?.error
         if console.json {
-            var results: [[String: Any]] = []
-            for o in outcomes {
-                var r: [String: Any] = ["corpus": o.name, "status": o.kind.rawValue]
-                if let v = o.version { r["version"] = v }
-                if let p = o.previousVersion { r["previous_version"] = p }
-                if let e = o.error {
-                    let rep = ClientErrors.report(e)
-                    r["error"] = ["code": rep.code, "message": rep.message, "hint": rep.hint]
-                }
-                results.append(r)
-            }
-            let changed = outcomes.filter(\.changed).count
-            console.emit(["results": results, "changed": changed, "failed": outcomes.filter { $0.error != nil }.count])
+            console.emit(OutcomeResults(outcomes))
         } else {
             for o in outcomes {
                 switch o.kind {
@@ -30,12 +18,41 @@ extension ClientCommand {
                 case .repaired: console.info("repaired \(o.name) \(o.version ?? ""): its installed files did not verify, so it was downloaded and installed again")
                 case .removed: console.info("removed \(o.name)")
                 case .failed:
-                    let rep = ClientErrors.report(o.error!)
-                    console.err("error: \(o.name): \(rep.message)" + (rep.hint.isEmpty ? "" : " (\(rep.hint))"))
+                    let rep = o.error.map(ClientErrors.report)
+                    console.err("error: \(o.name): \(rep?.message ?? "failed")" + (rep.map { $0.hint.isEmpty ? "" : " (\($0.hint))" } ?? ""))
                 }
             }
             if outcomes.allSatisfy({ $0.kind == .unchanged }) && verb == "sync" { console.info("nothing to do") }
         }
         return firstFailure.map { ClientErrors.report($0).exit.rawValue } ?? 0
+    }
+}
+
+/// `install --json` and `sync --json`: `{"results": [...], "changed": N, "failed": N}`.
+struct OutcomeResults: Encodable {
+    struct Result: Encodable {
+        let corpus: String
+        let status: String
+        let version: String?
+        let previousVersion: String?
+        let error: ErrorBody?
+
+        enum CodingKeys: String, CodingKey {
+            case corpus, status, version, error
+            case previousVersion = "previous_version"
+        }
+    }
+
+    let results: [Result]
+    let changed: Int
+    let failed: Int
+
+    init(_ outcomes: [CorpusClient.Outcome]) {
+        results = outcomes.map { o in
+            Result(corpus: o.name, status: o.kind.rawValue, version: o.version, previousVersion: o.previousVersion,
+                   error: o.error.map { ErrorBody(ClientErrors.report($0)) })
+        }
+        changed = outcomes.filter(\.changed).count
+        failed = outcomes.filter { $0.error != nil }.count
     }
 }

@@ -19,13 +19,30 @@ struct RemoteAddCommand: ClientCommand {
         let key = try PublicKey(contentsOf: keyPath)
         let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), trust: key)
         if console.json {
-            console.emit(["remote": ["name": remote.name, "url": remote.url, "mirrors": remote.mirrors, "key_id": key.keyID.description]])
+            console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: key.keyID.description)))
         } else {
             console.info("added \(remote.name) → \(remote.url), pinned key \(key.keyID)" +
                          (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))"))
             console.info("next: corpus catalog")
         }
         return 0
+    }
+
+    /// `{"remote": {"name", "url", "mirrors", "key_id"}}`
+    struct Added: Encodable {
+        struct Remote: Encodable {
+            let name: String
+            let url: String
+            let mirrors: [String]
+            let keyID: String
+
+            enum CodingKeys: String, CodingKey {
+                case name, url, mirrors
+                case keyID = "key_id"
+            }
+        }
+
+        let remote: Remote
     }
 }
 
@@ -37,12 +54,23 @@ struct RemoteListCommand: ClientCommand {
     func run() throws -> Int32 {
         let remotes = try client.config().remotes
         if console.json {
-            console.emit(["remotes": remotes.map { ["name": $0.name, "url": $0.url, "mirrors": $0.mirrors] as [String: Any] }])
+            console.emit(Listing(remotes: remotes.map { .init(name: $0.name, url: $0.url, mirrors: $0.mirrors) }))
             return 0
         }
         if remotes.isEmpty { console.info("no catalogs; add one with: corpus remote add NAME URL --trust KEY.pub") }
         for r in remotes { console.out("\(r.name)\t\(r.url)\(r.mirrors.isEmpty ? "" : "\tmirrors: " + r.mirrors.joined(separator: ", "))") }
         return 0
+    }
+
+    /// `{"remotes": [{"name", "url", "mirrors"}]}`
+    struct Listing: Encodable {
+        struct Remote: Encodable {
+            let name: String
+            let url: String
+            let mirrors: [String]
+        }
+
+        let remotes: [Remote]
     }
 }
 
@@ -53,7 +81,12 @@ struct RemoteRemoveCommand: ClientCommand {
 
     func run() throws -> Int32 {
         try client.removeRemote(name: cmd.positionals[0])
-        if console.json { console.emit(["removed": cmd.positionals[0]]) } else { console.info("removed catalog \(cmd.positionals[0])") }
+        if console.json { console.emit(Removed(removed: cmd.positionals[0])) } else { console.info("removed catalog \(cmd.positionals[0])") }
         return 0
+    }
+
+    /// `{"removed": NAME}`
+    struct Removed: Encodable {
+        let removed: String
     }
 }

@@ -24,13 +24,14 @@ struct RemoveCommand: ClientCommand {
             }
         }
         if console.json {
-            var obj: [String: Any] = ["removed": removed]
-            if let first {
-                let r = ClientErrors.report(first)
-                obj["error"] = ["code": r.code, "message": r.message, "hint": r.hint]
-            }
-            console.emit(obj)
+            console.emit(Removed(removed: removed, error: first.map { ErrorBody(ClientErrors.report($0)) }))
         }
         return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
+    }
+
+    /// `{"removed": ["main/x"], "error"?: {…}}`: what was removed, and the first refusal.
+    struct Removed: Encodable {
+        let removed: [String]
+        let error: ErrorBody?
     }
 }

@@ -47,13 +47,8 @@ struct SearchCommand: ClientCommand {
             return (s.name, ErrorReport(code: r.code, message: r.message, hint: RepairHint.repair(s.name), exit: r.exit))
         }
         if console.json {
-            console.emit(["query": query, "took_ms": ms,
-                          "skipped": skipped.map { ["corpus": $0.name, "error": ["code": $0.report.code, "message": $0.report.message, "hint": $0.report.hint]] },
-                          "hits": hits.map { h -> [String: Any] in
-                ["corpus": h.corpus, "catalog": h.remote, "version": h.version, "document": h.document, "title": h.documentTitle,
-                 "section": h.section, "text": h.text, "snippet": h.snippet, "score": h.score, "passage": h.passageID,
-                 "ranks": ["lexical": h.lexicalRank.map { $0 as Any } ?? NSNull(), "vector": h.vectorRank.map { $0 as Any } ?? NSNull()]]
-            }])
+            console.emit(Results(query: query, tookMs: ms, skipped: skipped.map { .init(corpus: $0.name, error: ErrorBody($0.report)) },
+                                 hits: hits.map(Results.HitEntry.init)))
             return 0
         }
         for s in skipped { console.err("note: skipped \(s.name): \(s.report.message) (\(s.report.hint))") }
@@ -68,5 +63,49 @@ struct SearchCommand: ClientCommand {
         }
         console.info("\(hits.count) result\(hits.count == 1 ? "" : "s") in \(ms) ms")
         return 0
+    }
+
+    /// `{"query", "took_ms", "skipped": [{"corpus", "error"}], "hits": [...]}` (docs/cli.md).
+    struct Results: Encodable {
+        struct Skipped: Encodable {
+            let corpus: String
+            let error: ErrorBody
+        }
+
+        struct HitEntry: Encodable {
+            struct Ranks: Encodable {
+                let lexical: Nullable<Int>
+                let vector: Nullable<Int>
+            }
+
+            let corpus, catalog, version, document, title, section, text, snippet: String
+            let score: Double
+            let passage: String
+            let ranks: Ranks
+
+            init(_ h: Hit) {
+                corpus = h.corpus
+                catalog = h.remote
+                version = h.version
+                document = h.document
+                title = h.documentTitle
+                section = h.section
+                text = h.text
+                snippet = h.snippet
+                score = h.score
+                passage = h.passageID
+                ranks = Ranks(lexical: Nullable(h.lexicalRank), vector: Nullable(h.vectorRank))
+            }
+        }
+
+        let query: String
+        let tookMs: Int
+        let skipped: [Skipped]
+        let hits: [HitEntry]
+
+        enum CodingKeys: String, CodingKey {
+            case query, skipped, hits
+            case tookMs = "took_ms"
+        }
     }
 }

@@ -22,14 +22,19 @@ struct ShowCommand: ClientCommand {
         case .failure: throw SyncError.notFound(file: "corpus \(cmd.positionals[0])")
         }
         let row = try catalogRows([offer])[0]
-        if console.json { console.emit(["corpus": row]); return 0 }
+        if console.json { console.emit(Shown(corpus: row)); return 0 }
         let e = offer.entry
         console.out("\(TerminalText.sanitizeLine(e.title)) (\(offer.remote)/\(e.id) \(e.version))")
         if !e.description.isEmpty { console.out(e.description) }
         console.out("  language \(e.language), license \(e.license.isEmpty ? "unspecified" : e.license)")
         console.out("  \(e.documents) documents, \(e.passages) passages, \(ByteFormat.size(e.bundle.size)), embedder \(e.embedder.id)")
         console.out("  access \(e.access.rawValue)\(e.tier.map { " (tier \($0))" } ?? "")\(e.bundled ? ", bundled starter corpus" : "")")
-        console.out("  \(row["locked"] as? Bool == true ? "locked: needs a token covering it (corpus login TOKEN)" : (row["installed"] as? Bool == true ? "installed \(row["installed_version"] ?? "")" : "not installed: corpus install \(e.id)"))")
+        console.out("  \(row.locked ? "locked: needs a token covering it (corpus login TOKEN)" : (row.installed ? "installed \(row.installedVersion ?? "")" : "not installed: corpus install \(e.id)"))")
         return 0
+    }
+
+    /// `{"corpus": CatalogRow}`
+    struct Shown: Encodable {
+        let corpus: CatalogRow
     }
 }

@@ -14,11 +14,11 @@ struct VerifyCommand: ClientCommand {
         let results = try client.verify(cmd.positionals.first)
         let first = results.first { $0.error != nil }?.error
         if console.json {
-            console.emit(["verified": results.map { r -> [String: Any] in
-                var o: [String: Any] = ["corpus": r.name, "ok": r.error == nil]
-                if let e = r.error { o["error"] = ["code": ClientErrors.report(e).code, "message": e.description, "hint": RepairHint.verify(e, r.name)] }
-                return o
-            }])
+            console.emit(Verified(verified: results.map { r in
+                Verified.Entry(corpus: r.name, ok: r.error == nil, error: r.error.map {
+                    ErrorBody(code: ClientErrors.report($0).code, message: $0.description, hint: RepairHint.verify($0, r.name))
+                })
+            }))
         } else {
             if results.isEmpty { console.info("nothing installed to verify") }
             for r in results {
@@ -26,5 +26,16 @@ struct VerifyCommand: ClientCommand {
             }
         }
         return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
+    }
+
+    /// `{"verified": [{"corpus", "ok", "error"?}]}`
+    struct Verified: Encodable {
+        struct Entry: Encodable {
+            let corpus: String
+            let ok: Bool
+            let error: ErrorBody?
+        }
+
+        let verified: [Entry]
     }
 }

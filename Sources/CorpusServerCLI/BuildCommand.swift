@@ -25,26 +25,41 @@ enum BuildCommand: ServerCommand {
         let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
                                    description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
                                    license: cmd.value(Self.license) ?? "")
-        let summary = try PublisherReport.mapping {
-            try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out)) { step in
-                if console.json {
-                    console.emitLine(PublisherReport.json(step))
-                } else if !console.quiet, case let .ingested(documents, skipped) = step {
-                    console.progress("ingested \(documents) document(s), skipped \(skipped) file(s)\n")
-                }
+        let summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out)) { step in
+            if console.json {
+                console.emitLine(BuildEventLine(step))
+            } else if !console.quiet, case let .ingested(documents, skipped) = step {
+                console.progress("ingested \(documents) document(s), skipped \(skipped) file(s)\n")
             }
         }
         let warnings = TextWarning.corpusFields(id: id, title: options.title, description: options.description,
                                                 license: options.license, language: options.language) + summary.warnings
         if console.json {
-            console.emit(["bundle": summary.output, "id": id, "version": version.description, "documents": summary.documents,
-                          "passages": summary.passages, "size": summary.bytes, "content_digest": summary.manifest.contentDigest,
-                          "skipped": summary.skipped.map { ["path": $0.path, "reason": $0.reason] },
-                          "warnings": warnings.map(PublisherReport.json)])
+            console.emit(Built(bundle: summary.output, id: id, version: version.description, documents: summary.documents,
+                               passages: summary.passages, size: summary.bytes, contentDigest: summary.manifest.contentDigest,
+                               skipped: summary.skipped.map(SkippedEntry.init), warnings: warnings.map(WarningEntry.init)))
         } else {
             for s in summary.skipped { console.err(PublisherReport.line(s)) }
             for w in warnings { console.err(PublisherReport.line(w)) }
             console.info("wrote \(summary.output): \(summary.documents) document(s), \(summary.passages) passage(s), \(summary.bytes) bytes, signed by key \(key.keyID)")
+        }
+    }
+
+    /// `{"bundle", "id", "version", "documents", "passages", "size", "content_digest", "skipped", "warnings"}`
+    struct Built: Encodable {
+        let bundle: String
+        let id: String
+        let version: String
+        let documents: Int
+        let passages: Int
+        let size: Int64
+        let contentDigest: String
+        let skipped: [SkippedEntry]
+        let warnings: [WarningEntry]
+
+        enum CodingKeys: String, CodingKey {
+            case bundle, id, version, documents, passages, size, skipped, warnings
+            case contentDigest = "content_digest"
         }
     }
 }

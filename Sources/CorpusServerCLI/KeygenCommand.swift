@@ -24,10 +24,23 @@ enum KeygenCommand: ServerCommand {
         try FileIO.writeAtomically(Data(key.fileText.utf8), to: keyPath, mode: 0o600)
         try FileIO.writeAtomically(Data(key.publicKey.fileText.utf8), to: pubPath, mode: 0o644)
         if console.json {
-            console.emit(["key": keyPath, "public_key": pubPath, "key_id": key.keyID.description])
+            console.emit(Written(key: keyPath, publicKey: pubPath, keyID: key.keyID.description))
         } else {
             console.info("wrote \(keyPath) (secret, mode 600) and \(pubPath)")
             console.info("key id \(key.keyID); verify with: minisign -Vm FILE -p \(pubPath)")
+        }
+    }
+
+    /// `{"key", "public_key", "key_id"}`
+    struct Written: Encodable {
+        let key: String
+        let publicKey: String
+        let keyID: String
+
+        enum CodingKeys: String, CodingKey {
+            case key
+            case publicKey = "public_key"
+            case keyID = "key_id"
         }
     }
 }

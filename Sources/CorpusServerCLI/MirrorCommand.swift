@@ -28,9 +28,7 @@ enum MirrorCommand: ServerCommand {
         let s = try await updater.run(progress: drawer.handle)
         let c = s.catalog
         if console.json {
-            console.emit(["catalog": c.id, "version": c.version, "previous_version": s.previousVersion as Any? ?? NSNull(),
-                          "expires": c.expires, "fetched": s.fetched, "fetched_bytes": s.fetchedBytes, "present": s.present,
-                          "skipped_entitled": s.skippedEntitled, "removed": s.removed])
+            console.emit(Result(s))
             return
         }
         let was = s.previousVersion.map { $0 == c.version ? " (unchanged)" : " (was version \($0))" } ?? " (new mirror)"
@@ -38,6 +36,39 @@ enum MirrorCommand: ServerCommand {
         console.info("bundles: \(s.fetched.count) fetched (\(ByteFormat.size(s.fetchedBytes))), \(s.present.count) already present, \(s.removed.count) removed")
         if !s.skippedEntitled.isEmpty {
             console.info("skipped \(s.skippedEntitled.count) entitled corpora without a token: \(s.skippedEntitled.joined(separator: ", ")) (pass --token to mirror them)")
+        }
+    }
+
+    /// `{"catalog", "version", "previous_version", "expires", "fetched", "fetched_bytes", "present", "skipped_entitled", "removed"}`
+    struct Result: Encodable {
+        let catalog: String
+        let version: Int
+        /// null for a new mirror.
+        let previousVersion: Nullable<Int>
+        let expires: String
+        let fetched: [String]
+        let fetchedBytes: Int64
+        let present: [String]
+        let skippedEntitled: [String]
+        let removed: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case catalog, version, expires, fetched, present, removed
+            case previousVersion = "previous_version"
+            case fetchedBytes = "fetched_bytes"
+            case skippedEntitled = "skipped_entitled"
+        }
+
+        init(_ s: MirrorSummary) {
+            catalog = s.catalog.id
+            version = s.catalog.version
+            previousVersion = Nullable(s.previousVersion)
+            expires = s.catalog.expires
+            fetched = s.fetched
+            fetchedBytes = s.fetchedBytes
+            present = s.present
+            skippedEntitled = s.skippedEntitled
+            removed = s.removed
         }
     }
 }

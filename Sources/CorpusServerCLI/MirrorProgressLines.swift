@@ -13,15 +13,7 @@ final class MirrorProgressLines: Sendable {
 
     private func draw(_ event: MirrorProgress) {
         if console.json {
-            switch event {
-            case let .catalogVerified(id, version, previous):
-                console.emitLine(["event": "catalog", "catalog": id, "version": version, "previous_version": previous as Any? ?? NSNull()])
-            case let .skippedEntitled(corpus): console.emitLine(["event": "skipped", "corpus": corpus, "reason": "entitled"])
-            case let .present(corpus, path): console.emitLine(["event": "present", "corpus": corpus, "bundle": path])
-            case .downloading: break
-            case let .downloaded(corpus, path, bytes): console.emitLine(["event": "downloaded", "corpus": corpus, "bundle": path, "bytes": bytes])
-            case let .removed(path): console.emitLine(["event": "removed", "bundle": path])
-            }
+            if let line = MirrorEventLine(event) { console.emitLine(line) }
             return
         }
         guard !console.quiet else { return }
@@ -31,6 +23,51 @@ final class MirrorProgressLines: Sendable {
         case .present, .downloading: break
         case let .downloaded(corpus, _, bytes): console.progress("fetched \(corpus) (\(ByteFormat.size(bytes)))\n")
         case let .removed(path): console.progress("removed unreferenced \(path)\n")
+        }
+    }
+}
+
+/// One step of `corpusd mirror --json` as a JSON line on stderr (docs/cli.md).
+struct MirrorEventLine: Encodable {
+    let step: MirrorProgress
+
+    /// Nil for download progress: a download is reported at its end (`downloaded`), as in text mode.
+    init?(_ step: MirrorProgress) {
+        if case .downloading = step { return nil }
+        self.step = step
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case event, catalog, version, corpus, reason, bundle, bytes
+        case previousVersion = "previous_version"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch step {
+        case let .catalogVerified(id, version, previous):
+            try c.encode("catalog", forKey: .event)
+            try c.encode(id, forKey: .catalog)
+            try c.encode(version, forKey: .version)
+            try c.encode(Nullable(previous), forKey: .previousVersion)
+        case let .skippedEntitled(corpus):
+            try c.encode("skipped", forKey: .event)
+            try c.encode(corpus, forKey: .corpus)
+            try c.encode("entitled", forKey: .reason)
+        case let .present(corpus, path):
+            try c.encode("present", forKey: .event)
+            try c.encode(corpus, forKey: .corpus)
+            try c.encode(path, forKey: .bundle)
+        case .downloading:
+            return  // never made (see init)
+        case let .downloaded(corpus, path, bytes):
+            try c.encode("downloaded", forKey: .event)
+            try c.encode(corpus, forKey: .corpus)
+            try c.encode(path, forKey: .bundle)
+            try c.encode(bytes, forKey: .bytes)
+        case let .removed(path):
+            try c.encode("removed", forKey: .event)
+            try c.encode(path, forKey: .bundle)
         }
     }
 }

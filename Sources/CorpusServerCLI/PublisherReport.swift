@@ -2,51 +2,8 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
 
-/// How publisher errors and progress look on the command line.
+/// How the publisher's progress and warnings look on the command line.
 enum PublisherReport {
-    /// Runs `body`, turning a `PublisherError` into the refusal the user sees.
-    static func mapping<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let e as PublisherError {
-            throw report(e)
-        }
-    }
-
-    static func report(_ e: PublisherError) -> ErrorReport {
-        switch e {
-        case .sourceNotFound:
-            return ErrorReport(code: "not-found", message: e.description, hint: "check the path", exit: .notFound)
-        case .noPassages:
-            return ErrorReport(code: "empty", message: e.description, hint: "add .txt, .md, .html or .epub files with text", exit: .failure)
-        case .invalidCatalogSource:
-            return ErrorReport(code: "catalog-source", message: e.description, hint: "see docs/publishing.md for the catalog.json fields", exit: .usage)
-        case let .keyNotCurrentRoot(_, current, _):
-            return ErrorReport(code: "wrong-key", message: e.description,
-                               hint: "sign with the key whose id is \(current) (after corpusd rotate-key, the new key)", exit: .verification)
-        case .invalidTree:
-            return ErrorReport(code: "damaged-tree", message: e.description, hint: "restore the published tree from a backup", exit: .verification)
-        case .sameKey:
-            return ErrorReport(code: "same-key", message: e.description, hint: "make a new key with corpusd keygen", exit: .usage)
-        case .invalidPrebuiltBundle:
-            return ErrorReport(code: "prebuilt-bundle", message: e.description, hint: "rebuild it with corpusd build and the publishing key", exit: .verification)
-        case let .catalogIDChanged(_, published, catalog):
-            return ErrorReport(code: "catalog-id-changed", message: e.description,
-                               hint: "to start catalog \(catalog), publish it to a fresh --out folder and have clients add that with corpus remote add; to keep this tree, set \"id\" back to \(published)",
-                               exit: .usage)
-        case let .versionReused(corpus, version, _):
-            return ErrorReport(code: "version-reused", message: e.description,
-                               hint: "bump the version of \(corpus) in catalog.json: clients that installed version \(version) would never see the change", exit: .usage)
-        case let .versionLowered(corpus, _, published, _):
-            return ErrorReport(code: "version-lowered", message: e.description,
-                               hint: "versions only go up: give \(corpus) a version above \(published) in catalog.json", exit: .usage)
-        case .expiryOutOfRange:
-            return ErrorReport(code: "usage", message: e.description, hint: "give --expires \(DurationOption.catalogExpiry.bounds)", exit: .usage)
-        case .linkLeavesFolder:
-            return ErrorReport(code: "link-outside", message: e.description, hint: "copy the file into the folder (cp -L) instead of linking to it", exit: .usage)
-        }
-    }
-
     /// A skipped file as one line; the path is a file name from the source folder and may hold anything.
     static func line(_ s: SkippedFile) -> String {
         TerminalText.sanitizeLine("skipped \(s.path): \(s.reason)")
@@ -56,33 +13,101 @@ enum PublisherReport {
     static func line(_ w: TextWarning) -> String {
         "warning: \(w.owner): \(w.field) holds terminal control characters, published as they are: \(w.rendered)"
     }
+}
 
-    static func json(_ w: TextWarning) -> [String: Any] {
-        ["owner": w.owner, "field": w.field, "text": w.rendered]
+/// `{"path", "reason"}`: a file of the source folder that was not built, and why.
+struct SkippedEntry: Encodable {
+    let path: String
+    let reason: String
+
+    init(_ s: SkippedFile) {
+        path = s.path
+        reason = s.reason
     }
+}
 
-    static func json(_ step: BuildProgress) -> [String: Any] {
+/// `{"owner", "field", "text"}`: a field holding terminal control characters, its text escaped.
+struct WarningEntry: Encodable {
+    let owner: String
+    let field: String
+    let text: String
+
+    init(_ w: TextWarning) {
+        owner = w.owner
+        field = w.field
+        text = w.rendered
+    }
+}
+
+/// One step of `corpusd build --json` as a JSON line on stderr.
+struct BuildEventLine: Encodable {
+    let step: BuildProgress
+
+    init(_ step: BuildProgress) { self.step = step }
+
+    enum CodingKeys: String, CodingKey { case event, documents, skipped, passages, size }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
         switch step {
-        case let .ingested(documents, skipped): return ["event": "ingested", "documents": documents, "skipped": skipped]
-        case let .split(passages): return ["event": "split", "passages": passages]
-        case .packed: return ["event": "packed"]
-        case let .bundled(bytes): return ["event": "bundled", "size": bytes]
+        case let .ingested(documents, skipped):
+            try c.encode("ingested", forKey: .event)
+            try c.encode(documents, forKey: .documents)
+            try c.encode(skipped, forKey: .skipped)
+        case let .split(passages):
+            try c.encode("split", forKey: .event)
+            try c.encode(passages, forKey: .passages)
+        case .packed:
+            try c.encode("packed", forKey: .event)
+        case let .bundled(bytes):
+            try c.encode("bundled", forKey: .event)
+            try c.encode(bytes, forKey: .size)
         }
     }
+}
 
-    static func json(_ step: PublishProgress) -> [String: Any] {
+/// One step of `corpusd publish --json` as a JSON line on stderr (docs/cli.md).
+struct PublishEventLine: Encodable {
+    let step: PublishProgress
+
+    init(_ step: PublishProgress) { self.step = step }
+
+    enum CodingKeys: String, CodingKey {
+        case event, id, documents, passages, skipped, embedder, fallback, reason, digest, path, reused, owner, field, text
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
         switch step {
-        case let .building(id): return ["event": "building", "id": id]
+        case let .building(id):
+            try c.encode("building", forKey: .event)
+            try c.encode(id, forKey: .id)
         case let .built(id, documents, passages, skipped):
-            return ["event": "built", "id": id, "documents": documents, "passages": passages,
-                    "skipped": skipped.map { ["path": $0.path, "reason": $0.reason] }]
-        case let .reused(id): return ["event": "reused", "id": id]
+            try c.encode("built", forKey: .event)
+            try c.encode(id, forKey: .id)
+            try c.encode(documents, forKey: .documents)
+            try c.encode(passages, forKey: .passages)
+            try c.encode(skipped.map(SkippedEntry.init), forKey: .skipped)
+        case let .reused(id):
+            try c.encode("reused", forKey: .event)
+            try c.encode(id, forKey: .id)
         case let .embedderFallback(corpus, embedder, fallback, reason):
-            return ["event": "embedder_fallback", "id": corpus, "embedder": embedder, "fallback": fallback, "reason": reason]
+            try c.encode("embedder_fallback", forKey: .event)
+            try c.encode(corpus, forKey: .id)
+            try c.encode(embedder, forKey: .embedder)
+            try c.encode(fallback, forKey: .fallback)
+            try c.encode(reason, forKey: .reason)
         case let .embedderPublished(id, digest, path, reused):
-            return ["event": "embedder", "id": id, "digest": digest, "path": path, "reused": reused]
+            try c.encode("embedder", forKey: .event)
+            try c.encode(id, forKey: .id)
+            try c.encode(digest, forKey: .digest)
+            try c.encode(path, forKey: .path)
+            try c.encode(reused, forKey: .reused)
         case let .textWarning(w):
-            return json(w).merging(["event": "warning"]) { a, _ in a }
+            try c.encode("warning", forKey: .event)
+            try c.encode(w.owner, forKey: .owner)
+            try c.encode(w.field, forKey: .field)
+            try c.encode(w.rendered, forKey: .text)
         }
     }
 }

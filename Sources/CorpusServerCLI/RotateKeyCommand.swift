@@ -15,12 +15,25 @@ enum RotateKeyCommand: ServerCommand {
         let current = try SecretKey(contentsOf: cmd.required(Self.key))
         let new = try SecretKey(contentsOf: cmd.required(Self.newKey))
         let out = cmd.required(Self.out)
-        let doc = try PublisherReport.mapping { try RootKeyChain.rotate(tree: out, currentKey: current, newKey: new) }
+        let doc = try RootKeyChain.rotate(tree: out, currentKey: current, newKey: new)
         if console.json {
-            console.emit(["root_version": doc.version, "key_id": doc.keyID, "signed_by": current.keyID.description])
+            console.emit(Rotated(rootVersion: doc.version, keyID: doc.keyID, signedBy: current.keyID.description))
         } else {
             console.info("wrote \(out)/keys/root-\(doc.version).json (key \(doc.keyID)), signed by \(current.keyID)")
             console.info("next: corpusd publish CATALOG_DIR \(Self.out.name) \(out) \(Self.key.name) \(cmd.required(Self.newKey))")
+        }
+    }
+
+    /// `{"root_version", "key_id", "signed_by"}`
+    struct Rotated: Encodable {
+        let rootVersion: Int
+        let keyID: String
+        let signedBy: String
+
+        enum CodingKeys: String, CodingKey {
+            case rootVersion = "root_version"
+            case keyID = "key_id"
+            case signedBy = "signed_by"
         }
     }
 }

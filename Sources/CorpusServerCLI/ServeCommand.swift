@@ -45,9 +45,7 @@ enum ServeCommand: ServerCommand {
         }
         let metricsURL = server.metricsPort.map { "http://\(config.metrics?.ownListenerHost ?? server.host):\($0)/metrics" }
         if console.json {
-            var o: [String: Any] = ["serving": root, "url": "http://\(server.host):\(server.port)"]
-            if let metricsURL { o["metrics"] = metricsURL }
-            console.emit(o)
+            console.emit(Serving(serving: root, url: "http://\(server.host):\(server.port)", metrics: metricsURL))
         } else {
             console.info("serving \(root) on http://\(server.host):\(server.port)")
             if let metricsURL { console.info("metrics on \(metricsURL)") }
@@ -68,6 +66,14 @@ enum ServeCommand: ServerCommand {
         if !console.quiet && !console.json { console.err("\(signalName): finishing downloads in flight, then stopping") }
         let drained = server.stop(grace: .seconds(30))
         if !console.quiet && !console.json { console.err(drained ? "stopped" : "stopped (some downloads were cut off after 30 s)") }
+    }
+
+    /// `{"serving", "url", "metrics"?}`: printed once the listeners are up.
+    struct Serving: Encodable {
+        let serving: String
+        let url: String
+        /// Where /metrics is served when it has a listener of its own.
+        let metrics: String?
     }
 }
 

@@ -15,7 +15,7 @@ enum ServerErrors {
     static func domain(_ error: Error) -> ErrorReport? {
         switch error {
         case let e as PublisherError:
-            return PublisherReport.report(e)
+            return PublisherErrors.report(e)
         case let e as SyncError:
             // Only `corpusd mirror` uses the client library: its refusals are the mirror's.
             return MirrorErrors.report(e)

@@ -3,7 +3,7 @@ import CorpusCLIKit
 import CorpusFormat
 
 /// One `corpusd` command: its row of the command table and what it does.
-protocol ServerCommand {
+protocol ServerCommand: Sendable {
     static var spec: CommandSpec { get }
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws
 }

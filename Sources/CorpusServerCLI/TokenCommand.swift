@@ -58,10 +58,8 @@ enum TokenCommand: ServerCommand {
         let token = try EntitlementToken.issue(key: key, issuer: issuer, subject: subject, audience: audience,
                                                corpora: corpora, tiers: tiers, importLimit: limit, lifetime: lifetime)
         if console.json {
-            var o: [String: Any] = ["token": token.compact, "aud": audience, "sub": subject, "jti": token.claims.tokenID ?? "",
-                                    "expires": Timestamp.format(token.claims.expiresAt), "corpora": corpora, "tiers": tiers]
-            if let limit { o["import_limit"] = limit }
-            console.emit(o)
+            console.emit(Issued(token: token.compact, aud: audience, sub: subject, jti: token.claims.tokenID ?? "",
+                                expires: Timestamp.format(token.claims.expiresAt), corpora: corpora, tiers: tiers, importLimit: limit))
         } else {
             console.out(token.compact)
         }
@@ -89,5 +87,23 @@ enum TokenCommand: ServerCommand {
 
     private static func list(_ value: String?) -> [String] {
         (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `{"token", "aud", "sub", "jti", "expires", "corpora", "tiers", "import_limit"?}`
+    struct Issued: Encodable {
+        let token: String
+        let aud: String
+        let sub: String
+        let jti: String
+        let expires: String
+        let corpora: [String]
+        let tiers: [String]
+        /// Left out when the token has no import limit.
+        let importLimit: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case token, aud, sub, jti, expires, corpora, tiers
+            case importLimit = "import_limit"
+        }
     }
 }
