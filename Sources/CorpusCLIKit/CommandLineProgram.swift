@@ -20,7 +20,7 @@ public struct CommandLineProgram: Sendable {
                               quiet: args.contains(Option.quiet.name) || args.contains(Option.quiet.short ?? ""))
         if args.isEmpty || args == [Option.help.name] || args == [Option.help.short] {
             console.out(parser.help(program: name))
-            return args.isEmpty ? ExitCode.usage.rawValue : 0
+            return args.isEmpty ? FailureKind.usage.exitCode.rawValue : 0
         }
         do {
             let cmd = try parser.parse(args)

@@ -15,7 +15,7 @@ struct LoginCommand: ClientCommand {
         let check: TokenCheck
         do { check = try client.checkToken(token) } catch let e as EntitlementTokenError {
             let hint = if case .malformed = e { "paste the whole token the publisher gave you" } else { "get a new token from the publisher" }
-            throw ErrorReport(code: "token-\(e.code)", message: "login refused, nothing stored: \(e)", hint: hint, exit: .entitlement)
+            throw ErrorReport(code: "token-\(e.code)", message: "login refused, nothing stored: \(e)", hint: hint, kind: .entitlement)
         }
         let claims: EntitlementClaims
         switch check {

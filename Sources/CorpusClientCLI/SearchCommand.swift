@@ -44,7 +44,7 @@ struct SearchCommand: ClientCommand {
         let ms = Int(Date().timeIntervalSince(start) * 1000)
         let skipped = searched.skipped.map { s -> (name: String, report: ErrorReport) in
             let r = ClientErrors.report(s.error)
-            return (s.name, ErrorReport(code: r.code, message: r.message, hint: RepairHint.repair(s.name), exit: r.exit))
+            return (s.name, ErrorReport(code: r.code, message: r.message, hint: RepairHint.repair(s.name), kind: r.kind))
         }
         if console.json {
             console.emit(Results(query: query, tookMs: ms, skipped: skipped.map { .init(corpus: $0.name, error: ErrorBody($0.report)) },

@@ -18,7 +18,7 @@ struct ShowCommand: ClientCommand {
         switch planner.resolveOffer(cmd.positionals[0]) {
         case let .success(o): offer = o
         case let .failure(.ambiguous(c)):
-            throw SyncError.malformed(what: "corpus name \(cmd.positionals[0])", reason: "several catalogs offer it; use one of \(c.joined(separator: ", "))")
+            throw SyncError.ambiguousName(name: cmd.positionals[0], candidates: c)
         case .failure: throw SyncError.notFound(file: "corpus \(cmd.positionals[0])")
         }
         let row = try catalogRows([offer])[0]

@@ -18,11 +18,11 @@ struct SyncCommand: ClientCommand {
         var wanted: [WantedCorpus]?
         if let file = cmd.value(Self.wanted) {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw ErrorReport(code: "not-found", message: "cannot read the wanted-file \(file)", hint: "check the path", exit: .notFound)
+                throw ErrorReport(code: "not-found", message: "cannot read the wanted-file \(file)", hint: "check the path", kind: .notFound)
             }
             do { wanted = try JSONDecoder().decode([WantedCorpus].self, from: data) } catch {
                 throw ErrorReport(code: "usage", message: "\(file) is not a JSON list of corpus ids",
-                                  hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", exit: .usage)
+                                  hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", kind: .usage)
             }
         } else if cmd.has(Self.prune) {
             throw UsageError.missingRequired("\(Self.wanted.synopsis) (\(Self.prune.name) removes what the wanted-file does not list)",

@@ -17,7 +17,7 @@ enum KeygenCommand: ServerCommand {
         let keyPath = "\(dir)/\(name).key", pubPath = "\(dir)/\(name).pub"
         if !cmd.has(Self.force) && (FileManager.default.fileExists(atPath: keyPath) || FileManager.default.fileExists(atPath: pubPath)) {
             throw ErrorReport(code: "exists", message: "\(keyPath) already exists; refusing to overwrite a signing key",
-                              hint: "choose another \(Self.name.name) or \(Self.out.name), or pass \(Self.force.name)", exit: .localIO)
+                              hint: "choose another \(Self.name.name) or \(Self.out.name), or pass \(Self.force.name)", kind: .localIO)
         }
         let key = try SecretKey.generate()
         try FileIO.createDirectory(dir)

@@ -32,17 +32,12 @@ enum ServeCommand: ServerCommand {
         }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
-            throw ErrorReport(code: "not-found", message: "\(root) is not a folder", hint: "give the folder `corpusd publish --out` wrote", exit: .notFound)
+            throw ErrorReport(code: "not-found", message: "\(root) is not a folder", hint: "give the folder `corpusd publish --out` wrote", kind: .notFound)
         }
 
         // Catch the signals before any server thread exists; the handler only writes to a pipe.
         let signals = try ServeSignals()
-        let server: HTTPServer
-        do {
-            server = try HTTPServer(config)
-        } catch {
-            throw ErrorReport(code: "listen", message: error.description, hint: "choose another --listen address or stop what uses it", exit: .localIO)
-        }
+        let server = try HTTPServer(config)
         let metricsURL = server.metricsPort.map { "http://\(config.metrics?.ownListenerHost ?? server.host):\($0)/metrics" }
         if console.json {
             console.emit(Serving(serving: root, url: "http://\(server.host):\(server.port)", metrics: metricsURL))
@@ -96,7 +91,7 @@ extension ServeCommand {
     static func readMetricsToken(_ path: String) throws -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ErrorReport(code: "not-found", message: "cannot read the metrics token file \(path)",
-                              hint: "write a random token into it, e.g. openssl rand -hex 32 > \(path)", exit: .notFound)
+                              hint: "write a random token into it, e.g. openssl rand -hex 32 > \(path)", kind: .notFound)
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard (MetricsAccess.minTokenLength...4096).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {

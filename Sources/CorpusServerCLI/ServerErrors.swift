@@ -19,8 +19,11 @@ enum ServerErrors {
         case let e as SyncError:
             // Only `corpusd mirror` uses the client library: its refusals are the mirror's.
             return MirrorErrors.report(e)
+        case let e as ServerError:
+            // The root was checked before: what fails here is taking the listen address.
+            return ErrorReport(code: "listen", message: e.description, hint: "choose another --listen address or stop what uses it", kind: .localIO)
         case let e as SQLiteError:
-            return ErrorReport(code: "sqlite", message: e.description, hint: "check the output folder's free space and permissions", exit: .localIO)
+            return ErrorReport(code: "sqlite", message: e.description, hint: "check the output folder's free space and permissions", kind: .localIO)
         default:
             return nil
         }

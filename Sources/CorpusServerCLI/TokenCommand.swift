@@ -73,7 +73,7 @@ enum TokenCommand: ServerCommand {
         case let (nil, dir?):
             let path = "\(dir)/\(TreeLayout.pointer)"
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw ErrorReport(code: "not-found", message: "\(path) does not exist", hint: "give the folder `corpusd publish --out` wrote, or use \(Self.aud.name)", exit: .notFound)
+                throw ErrorReport(code: "not-found", message: "\(path) does not exist", hint: "give the folder `corpusd publish --out` wrote, or use \(Self.aud.name)", kind: .notFound)
             }
             let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: data, what: path)
             try Identifier.validate(pointer.id, what: "catalog id in \(path)")

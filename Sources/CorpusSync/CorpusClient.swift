@@ -57,12 +57,11 @@ public struct CorpusClient: Sendable {
     /// Pins a catalog's root key. No network: the first fetch verifies against the pinned key.
     public func addRemote(name: String, url: String, mirrors: [String], trust: PublicKey) throws -> Remote {
         let remote = try Remote(name: name, url: url, mirrors: mirrors, rootKey: trust)
-        guard name != HomeLayout.localRemote else {
-            throw SyncError.malformed(what: "remote name", reason: "\"local\" is reserved for imported bundles")
-        }
+        guard name != HomeLayout.localRemote else { throw SyncError.reservedRemoteName(name) }
         var config = try ClientConfig.load(home)
         if let existing = config.remote(named: name), existing.rootKey != remote.rootKey {
-            throw SyncError.malformed(what: "remote \(name)", reason: "it is already pinned to another key; remove it first to re-pin")
+            let pinned = (try? existing.pinnedKey().keyID.description) ?? "(unreadable)"
+            throw SyncError.remotePinned(name: name, pinnedKeyID: pinned, givenKeyID: trust.keyID.description)
         }
         config.remotes.removeAll { $0.name == name }
         config.remotes.append(remote)
@@ -282,7 +281,7 @@ public struct CorpusClient: Sendable {
             try Installer(home: home).remove(remote: r.remote, id: r.id)
             return r
         case .failure(.ambiguous(let c)):
-            throw SyncError.malformed(what: "corpus name \(name)", reason: "several are installed; use one of \(c.joined(separator: ", "))")
+            throw SyncError.ambiguousName(name: name, candidates: c)
         case .failure:
             throw SyncError.notInstalled(name: name)
         }

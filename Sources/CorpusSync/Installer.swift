@@ -68,7 +68,7 @@ public struct Installer: Sendable {
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
         var staged: String?
         defer { if let staged { FileIO.remove(staged) } }
-        if !isReusable(versionDir, manifest: manifest, trustedKeys: trustedKeys) {
+        if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: trustedKeys) {
             // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
             let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
             staged = staging
@@ -81,9 +81,9 @@ public struct Installer: Sendable {
             } catch let e as FormatError { throw SyncError.from(e) }
             LifecycleStep.reached("extracted")
             do {
-                try InstalledCorpus.checkExtracted(folder: staging)
+                try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
             } catch let e as EngineError {
-                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", reason: String(describing: e))
+                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
             }
             LifecycleStep.reached("pack-checked")
             let size = FileIO.fileSize(bundlePath) ?? 0
@@ -114,14 +114,14 @@ public struct Installer: Sendable {
     /// True when `versions/<version>` already holds this exact, complete version (a rerun after a
     /// crash between the rename and the link, or a reinstall of a version `gc` has not removed):
     /// its files match its signed manifest, which is the one being installed, and the pack opens.
-    func isReusable(_ versionDir: String, manifest: Manifest, trustedKeys: [PublicKey]) -> Bool {
+    func isReusable(_ versionDir: String, remote: String, manifest: Manifest, trustedKeys: [PublicKey]) -> Bool {
         guard let record = InstallRecord.read(versionDirectory: versionDir),
               record.id == manifest.id, record.version == manifest.version,
               let bytes = FileManager.default.contents(atPath: "\(versionDir)/\(BundleLayout.manifest)"),
               (try? Manifest.decode(bytes)) == manifest else { return false }
         do {
             try InstalledVerifier.verify(directory: versionDir, trustedKeys: trustedKeys)
-            try InstalledCorpus.checkExtracted(folder: versionDir)
+            try InstalledCorpus.checkExtracted(folder: versionDir, remote: remote)
             return true
         } catch {
             return false
