@@ -1,6 +1,7 @@
 import Foundation
 import CorpusCLIKit
 import CorpusFormat
+import CorpusTestSupport
 
 /// Values the JSON shape tests encode, fixed so that the expected bytes can be written out.
 enum JSONShapeFixtures {
@@ -10,8 +11,8 @@ enum JSONShapeFixtures {
     static func entry(_ id: String, version: String = "2", access: Access = .free, tier: String? = nil, bundled: Bool = false) -> CatalogEntry {
         CatalogEntry(id: id, version: CorpusVersion(version)!, title: "Tides & streams", description: "tide tables / streams",
                      language: "en", license: "CC0", access: access, tier: tier, bundled: bundled,
-                     bundle: BundleRef(path: "bundles/\(String(repeating: "a", count: 64)).corpus.zip", sha256: String(repeating: "a", count: 64), size: 2920),
-                     documents: 3, passages: 22, embedder: EmbedderInfo(id: "hashing-v1", dimension: 4, encoding: "int8"), contentDigest: "d")
+                     bundle: BundleRef(path: "bundles/\(String(repeating: "a", count: 64)).corpus.zip", digest: .filled("a"), size: 2920),
+                     documents: 3, passages: 22, embedder: EmbedderInfo(id: "hashing-v1", dimension: 4, encoding: "int8"), content: .filled("d"))
     }
 
     /// What `JSONSerialization` writes for the same object with the options `corpus` always used:
