@@ -1,3 +1,4 @@
+internal import CMicroHTTPD  // SHUT_RDWR: <sys/socket.h> comes in through the libmicrohttpd shim
 import Foundation
 import Synchronization
 
