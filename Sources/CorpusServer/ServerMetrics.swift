@@ -1,8 +1,7 @@
-import Synchronization
-
-/// Counters for `/metrics`, in the Prometheus text exposition format (version 0.0.4).
+/// Counters for `/metrics`, in the Prometheus text exposition format (version 0.0.4), and the
+/// count of responses in flight a graceful stop waits on.
 public final class ServerMetrics: Sendable {
-    private struct Counters {
+    private struct Counters: Sendable {
         var requests: [Int: Int] = [:]
         var bytesSent: Int64 = 0
         var gatedRefusals: [Int: Int] = [:]
@@ -10,7 +9,8 @@ public final class ServerMetrics: Sendable {
         var responsesInFlight = 0
     }
 
-    private let counters = Mutex(Counters())
+    /// A condition as well as a lock: `waitUntilNoResponseInFlight` sleeps on it.
+    private let counters = ConditionMutex(Counters())
 
     public init() {}
 
@@ -18,13 +18,24 @@ public final class ServerMetrics: Sendable {
     func connectionClosed() { counters.withLock { $0.openConnections -= 1 } }
     func responseQueued() { counters.withLock { $0.responsesInFlight += 1 } }
 
-    /// A request finished: its status, the body bytes sent (0 when aborted), whether the gate refused it.
-    func requestCompleted(status: Int, bytes: Int64, gatedRefusal: Bool, hadResponse: Bool) {
-        counters.withLock {
-            $0.requests[status, default: 0] += 1
+    /// A request finished: its status, the body bytes sent (0 when aborted), whether the gate refused
+    /// it, and whether libmicrohttpd had taken its response (`responseQueued`).
+    func requestCompleted(status: HTTPStatus, bytes: Int64, gatedRefusal: Bool, hadResponse: Bool) {
+        let drained = counters.withLock {
+            $0.requests[status.code, default: 0] += 1
             $0.bytesSent += bytes
-            if gatedRefusal { $0.gatedRefusals[status, default: 0] += 1 }
+            if gatedRefusal { $0.gatedRefusals[status.code, default: 0] += 1 }
             if hadResponse { $0.responsesInFlight -= 1 }
+            return hadResponse && $0.responsesInFlight == 0
+        }
+        if drained { counters.broadcast() }
+    }
+
+    /// Sleeps until no response is in flight or `deadline` passes; true when none is.
+    func waitUntilNoResponseInFlight(deadline: ContinuousClock.Instant) -> Bool {
+        counters.wait { c in
+            if c.responsesInFlight == 0 { return .done(true) }
+            return ContinuousClock.now < deadline ? .sleep(until: deadline) : .done(false)
         }
     }
 
@@ -41,7 +52,9 @@ public final class ServerMetrics: Sendable {
         out += "# HELP corpusd_response_bytes_total Response body bytes sent in completed requests.\n# TYPE corpusd_response_bytes_total counter\n"
         out += "corpusd_response_bytes_total \(c.bytesSent)\n"
         out += "# HELP corpusd_gated_refusals_total Downloads of entitled bundles refused, by HTTP status.\n# TYPE corpusd_gated_refusals_total counter\n"
-        for status in [401, 403] { out += "corpusd_gated_refusals_total{status=\"\(status)\"} \(c.gatedRefusals[status] ?? 0)\n" }
+        for status in [HTTPStatus.unauthorized, .forbidden] {
+            out += "corpusd_gated_refusals_total{status=\"\(status.code)\"} \(c.gatedRefusals[status.code] ?? 0)\n"
+        }
         out += "# HELP corpusd_open_connections Client connections currently open.\n# TYPE corpusd_open_connections gauge\n"
         out += "corpusd_open_connections \(c.openConnections)\n"
         out += "# HELP corpusd_responses_in_flight Responses being sent.\n# TYPE corpusd_responses_in_flight gauge\n"
