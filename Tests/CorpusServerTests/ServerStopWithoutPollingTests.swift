@@ -66,7 +66,13 @@ import CorpusTestSupport
         defer { server.stop() }
         #expect(try ServerTestClient.request(port: server.port, "GET", "/healthz").status == 200)
         let pid = server.process.processIdentifier
-        let watcher = try #require(ThreadWakeups.thread(named: "corpusd-head-dl", in: pid), "no head-deadline thread in corpusd")
+        // The watcher names itself once it runs, which may be after the first request is served.
+        var found: String?
+        for _ in 0..<200 where found == nil {
+            found = ThreadWakeups.thread(named: "corpusd-head-dl", in: pid)
+            if found == nil { usleep(50_000) }
+        }
+        let watcher = try #require(found, "no head-deadline thread in corpusd")
         // The request above closed its connection: no head is pending, so nothing is due.
         usleep(200_000)
         let before = try #require(ThreadWakeups.of(thread: watcher, in: pid))
