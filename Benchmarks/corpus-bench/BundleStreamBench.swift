@@ -59,7 +59,7 @@ enum BundleStreamBench {
         let manifest = Manifest(id: "bench", version: CorpusVersion("1")!, title: "Bundle streaming benchmark",
                                 embedder: EmbedderInfo(id: "random-256", dimension: 256, encoding: "f32"),
                                 documents: 1, passages: header.rows,
-                                contentDigest: ContentDigest.make(passageIDs: [String](), embedderID: "random-256"))
+                                content: ContentDigest.make(passageIDs: [String](), embedderID: "random-256"))
         try BundleWriter.write(manifest: manifest, packPath: pack, vectorsPath: vectors, key: key, to: bundle)
         FileIO.remove(vectors)
         FileIO.remove(pack)

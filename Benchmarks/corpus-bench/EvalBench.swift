@@ -182,7 +182,7 @@ enum EvalBench {
     /// The digest of what a build depends on: every staged file and the embedder (with its model digest).
     static func inputsDigest(source: String, embedder: any Embedder) throws -> String {
         let d = Digest(.sha256)
-        d.update(Array("eval-v1\0\(embedder.id)\0\(embedder.modelDigest ?? "")\0".utf8))
+        d.update(Array("eval-v1\0\(embedder.id)\0\(embedder.modelDigest?.hex ?? "")\0".utf8))
         for rel in try FileManager.default.subpathsOfDirectory(atPath: source).sorted() where rel.hasSuffix(".html") {
             d.update(Array("\(rel)\0\(Hex.encode(try SHA256.hash(fileAt: "\(source)/\(rel)").digest))\0".utf8))
         }

@@ -126,13 +126,13 @@ struct SyntheticCorpus {
 
         var members: [String: MemberInfo] = [:]
         for name in [BundleLayout.pack, BundleLayout.vectors] {
-            let (digest, size) = try SHA256.hash(fileAt: "\(versionFolder)/\(name)")
-            members[name] = MemberInfo(sha256: Hex.encode(digest), size: size)
+            let (digest, size) = try SHA256.digest(fileAt: "\(versionFolder)/\(name)")
+            members[name] = MemberInfo(sha256: digest, size: size)
         }
         let manifest = Manifest(id: Self.id, version: try CorpusVersion.parse("1"), title: "Synthetic benchmark corpus",
                                 embedder: EmbedderInfo(id: Self.embedderID, dimension: dim, encoding: "int8"),
                                 documents: documents, passages: n,
-                                contentDigest: ContentDigest.make(passageIDs: pids, embedderID: Self.embedderID), members: members)
+                                content: ContentDigest.make(passageIDs: pids, embedderID: Self.embedderID), members: members)
         try FileIO.writeAtomically(try manifest.canonicalBytes(), to: "\(versionFolder)/corpus.json")
         let corpusDir = "\(home)/corpora/\(Self.remote)/\(Self.id)"
         guard symlink("versions/1", "\(corpusDir)/current") == 0 else { throw FormatError.io(operation: "symlink", path: corpusDir, errno: errno) }

@@ -11,6 +11,8 @@ import Synchronization
 /// corpora it resolved: their open file descriptor and mapping keep the old files readable.
 public final class CorpusLibrary: Sendable {
     public let home: String
+    /// Where the corpora are (docs/layout.md).
+    public let layout: HomeLayout
     /// The query embedder for corpora built without a model artifact (the hashing embedder).
     public let embedder: any Embedder
     /// Finds the query embedder of each corpus: `embedder`, or the installed model its manifest names.
@@ -18,9 +20,10 @@ public final class CorpusLibrary: Sendable {
     private let cache = Mutex<[String: (identity: Identity, corpus: InstalledCorpus)]>([:])
 
     public init(home: String, embedder: any Embedder = HashingEmbedder()) {
-        self.home = home.count > 1 && home.hasSuffix("/") ? String(home.dropLast()) : home
+        layout = HomeLayout(root: home)
+        self.home = layout.root
         self.embedder = embedder
-        self.embedders = EmbedderResolver(home: self.home, defaultEmbedder: embedder)
+        self.embedders = EmbedderResolver(home: layout.root, defaultEmbedder: embedder)
     }
 
     /// One installed corpus as found on disk: where `current` points right now.
@@ -33,23 +36,16 @@ public final class CorpusLibrary: Sendable {
         var name: String { "\(remote)/\(id)" }
     }
 
-    /// Lists `corpora/*/*/current` (docs/layout.md). A missing or dangling `current`, a link
-    /// that climbs out of its corpus folder, or a name that is not an id means "not installed".
+    /// The installed corpora as `HomeLayout` finds them (`corpora/*/*/current`, docs/layout.md),
+    /// with the folder each `current` resolves to right now. A missing or dangling `current`, a
+    /// link that climbs out of its corpus folder, or a name that is not an id means "not installed".
     func locate() -> [Located] {
-        let fm = FileManager.default
-        let corpora = "\(home)/corpora"
-        var found: [Located] = []
-        for remote in ((try? fm.contentsOfDirectory(atPath: corpora)) ?? []).sorted() where Identifier.isValid(remote) {
-            for id in ((try? fm.contentsOfDirectory(atPath: "\(corpora)/\(remote)")) ?? []).sorted() where Identifier.isValid(id) {
-                let dir = "\(corpora)/\(remote)/\(id)"
-                guard let target = try? fm.destinationOfSymbolicLink(atPath: "\(dir)/current"), TreePath.isSafe(target) else { continue }
-                let folder = "\(dir)/\(target)"
-                var st = stat()
-                guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
-                found.append(Located(remote: remote, id: id, folder: folder, device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
-            }
+        layout.installedCorpora().compactMap { remote, id in
+            guard let folder = layout.currentVersionDirectory(remote: remote, id: id) else { return nil }
+            var st = stat()
+            guard stat(folder, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return nil }
+            return Located(remote: remote, id: id, folder: folder, device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         }
-        return found
     }
 
     /// The installed corpora, opened (or reused), in `remote/id` order; with failures per corpus.

@@ -1,3 +1,5 @@
+import CorpusFormat
+
 /// Turns text into fixed-size, L2-normalized vectors. The publisher embeds passages with it
 /// when building, and the engine embeds queries with the same one when searching.
 public protocol Embedder: Sendable {
@@ -6,11 +8,11 @@ public protocol Embedder: Sendable {
     var dimension: Int { get }
     /// The digest of the model artifact the embedder was loaded from (`EmbedderManifest`), which
     /// corpus manifests record in `embedder.digest`; nil for model-free embedders.
-    var modelDigest: String? { get }
+    var modelDigest: SHA256Digest? { get }
     /// Embeds a batch; every result has `dimension` values and unit length (or is all zero for empty text).
     func embed(_ texts: [String]) throws -> [[Float]]
 }
 
 extension Embedder {
-    public var modelDigest: String? { nil }
+    public var modelDigest: SHA256Digest? { nil }
 }

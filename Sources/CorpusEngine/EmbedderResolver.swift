@@ -21,17 +21,19 @@ public final class EmbedderResolver: Sendable {
     }
 
     /// A key naming one model, equal for corpora that share a query embedding.
-    public static func key(_ info: EmbedderInfo) -> String { "\(info.id)@\(info.digest ?? "")#\(info.dimension)" }
+    public static func key(_ info: EmbedderInfo) -> String { "\(info.id)@\(info.modelDigest?.hex ?? "")#\(info.dimension)" }
 
     /// The embedder to embed queries for a corpus built with `info`.
     public func embedder(for info: EmbedderInfo, corpus: String) throws -> any Embedder {
         let d = defaultEmbedder
-        if info.id == d.id, info.digest == d.modelDigest, info.dimension == d.dimension { return d }
-        guard let digest = info.digest else {
+        if info.id == d.id, info.modelDigest == d.modelDigest, info.dimension == d.dimension { return d }
+        guard let digest = info.modelDigest else {
             throw EngineError.embedderMismatch(corpus: corpus, corpusEmbedder: "\(info.id) (\(info.dimension) dimensions)",
                                                queryEmbedder: "\(d.id) (\(d.dimension) dimensions)")
         }
-        guard EmbedderManifest.isValidID(info.id), InstalledEmbedder.isDigest(digest) else {
+        // The digest was checked as the manifest decoded (a malformed one never gets here); the id
+        // names a folder too.
+        guard EmbedderManifest.isValidID(info.id) else {
             throw EngineError.embedderUnsupported(corpus: corpus, embedder: String(info.id.prefix(64)), reason: "its id or digest is malformed")
         }
         let key = Self.key(info)
@@ -62,7 +64,7 @@ public final class EmbedderResolver: Sendable {
     }
 
     /// Builds the embedder an id names from its model folder.
-    static func load(info: EmbedderInfo, digest: String, folder: String, corpus: String) throws -> any Embedder {
+    static func load(info: EmbedderInfo, digest: SHA256Digest, folder: String, corpus: String) throws -> any Embedder {
         switch info.id {
         case MiniLMEmbedder.identifier:
             do {

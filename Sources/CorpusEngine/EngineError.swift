@@ -21,9 +21,9 @@ public enum EngineError: Error, Equatable, Sendable {
     case embedderMismatch(corpus: String, corpusEmbedder: String, queryEmbedder: String)
     /// The corpus names an embedder model (id and digest) that is not installed in `HOME/embedders/`;
     /// `installed` lists the digests of that embedder that are.
-    case embedderNotInstalled(corpus: String, embedder: String, digest: String, installed: [String])
+    case embedderNotInstalled(corpus: String, embedder: String, digest: SHA256Digest, installed: [SHA256Digest])
     /// The installed model folder for the corpus's digest does not hold that model (tampered or damaged).
-    case embedderModelMismatch(corpus: String, embedder: String, digest: String, reason: String)
+    case embedderModelMismatch(corpus: String, embedder: String, digest: SHA256Digest, reason: String)
     /// The corpus names an embedder this build cannot run, or an embedder reference that is malformed.
     case embedderUnsupported(corpus: String, embedder: String, reason: String)
     /// A corpus named in the search options is not installed.
@@ -81,4 +81,12 @@ extension EngineError: CustomStringConvertible, LocalizedError {
     }
 
     public var errorDescription: String? { description }
+}
+
+extension EngineError {
+    /// A memory map that failed, as the engine reports it: `io` naming the call, and for a path
+    /// that is not a regular file `map` with EINVAL.
+    init(mapping error: MappedFileError) {
+        self = .io(operation: error.operation, path: error.path, errno: error.errno)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import CorpusFormat
 
 /// The all-MiniLM-L6-v2 sentence encoder: semantic 384-dimensional vectors, the same as
 /// sentence-transformers computes (WordPiece tokens, BERT encoder, mean pooling, L2 norm).
@@ -18,7 +19,7 @@ public struct MiniLMEmbedder: Embedder {
     public let tokenizer: WordPieceTokenizer
     /// The digest of the artifact the weights came from (`EmbedderManifest`), recorded in the
     /// manifests of corpora built with it; nil for a model folder that was not published.
-    public var modelDigest: String?
+    public var modelDigest: SHA256Digest?
     /// Most tokens encoded in one forward pass: bounds scratch memory (about 15 KB a token
     /// per running chunk) while keeping the matrix multiplies large enough to run efficiently.
     public var batchTokenBudget = 2048

@@ -1,10 +1,5 @@
 import CorpusFormat
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A memory-mapped `.safetensors` file whose tensors are read in place, without copies.
 ///
@@ -12,9 +7,8 @@ import Darwin
 /// N bytes of JSON `{"name": {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": …}`,
 /// then the tensor bytes, offsets relative to the byte after the header.
 ///
-/// `@unchecked Sendable`: the mapping is read-only and lives, unchanged, as long as the
-/// object; nothing in it is mutable, so sharing it between threads is safe.
-public final class SafeTensorsFile: @unchecked Sendable {
+/// Sendable: every stored property is immutable, and the mapping (`MappedFile`) is read-only.
+public final class SafeTensorsFile: Sendable {
     public struct TensorInfo: Equatable, Sendable {
         public let dtype: String
         public let shape: [Int]
@@ -24,8 +18,7 @@ public final class SafeTensorsFile: @unchecked Sendable {
 
     public let path: String
     public let tensors: [String: TensorInfo]
-    private let base: UnsafeRawPointer
-    private let length: Int
+    private let file: MappedFile
 
     /// The reference implementation refuses headers over 100 MB; so do we.
     static let maxHeaderLength = 100 << 20
@@ -33,39 +26,25 @@ public final class SafeTensorsFile: @unchecked Sendable {
         "F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
     ]
 
-    /// Maps the file (`mmap`) and parses and bounds-checks its header.
+    /// Maps the file (`MappedFile`) and parses and bounds-checks its header.
     public init(path: String) throws {
         self.path = path
-        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw SafeTensorsError.io(operation: "open", path: path, errno: errno) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw SafeTensorsError.io(operation: "stat", path: path, errno: errno) }
-        let length = Int(st.st_size)
-        guard length >= 8 else { throw SafeTensorsError.malformed(path: path, reason: "shorter than 8 bytes") }
-        guard let mapped = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
-            throw SafeTensorsError.io(operation: "mmap", path: path, errno: errno)
-        }
-        let base = UnsafeRawPointer(mapped)
+        let file: MappedFile
         do {
-            self.tensors = try Self.parseHeader(UnsafeRawBufferPointer(start: base, count: length), path: path)
+            file = try MappedFile(path: path)
         } catch {
-            munmap(mapped, length)
-            throw error
+            throw SafeTensorsError.io(operation: error.operation, path: path, errno: error.errno)
         }
-        self.base = base
-        self.length = length
-    }
-
-    deinit {
-        munmap(UnsafeMutableRawPointer(mutating: base), length)
+        guard file.size >= 8 else { throw SafeTensorsError.malformed(path: path, reason: "shorter than 8 bytes") }
+        self.tensors = try Self.parseHeader(file.bytes, path: path)
+        self.file = file
     }
 
     /// The F32 tensor `name` as a buffer into the mapping, valid while this object lives.
     public func floats(_ name: String) throws -> (values: UnsafeBufferPointer<Float>, shape: [Int]) {
         guard let info = tensors[name] else { throw MiniLMError.missingTensor(name: name) }
         guard info.dtype == "F32" else { throw SafeTensorsError.unsupportedDType(name: name, dtype: info.dtype) }
-        let start = base + info.range.lowerBound
+        let start = file.bytes.baseAddress! + info.range.lowerBound
         guard Int(bitPattern: start) % MemoryLayout<Float>.alignment == 0 else {
             throw SafeTensorsError.malformed(path: path, reason: "tensor \(name) is not 4-byte aligned")
         }

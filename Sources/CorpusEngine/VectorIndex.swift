@@ -13,8 +13,7 @@ import Synchronization
 /// Scoring follows docs/format.md: int8 rows are dotted with the query quantized to int8 the
 /// same way (symmetric, per vector), then multiplied by both scales; f32 rows are dotted as is.
 /// Only rows with a positive score are returned: with unit vectors that is a positive cosine.
-public final class VectorIndex: @unchecked Sendable {
-    // @unchecked: every stored property is immutable after init and the mapping is PROT_READ.
+public final class VectorIndex: Sendable {
     public let header: VectorFileHeader
     private let file: MappedFile
 
@@ -23,7 +22,13 @@ public final class VectorIndex: @unchecked Sendable {
 
     /// Maps `path` and validates its header against the file's size (`VectorFileHeader.decode`).
     public init(path: String) throws {
-        let file = try MappedFile(path: path)
+        let file: MappedFile
+        do {
+            // The scan reads every row front to back: ask the kernel to read ahead.
+            file = try MappedFile(path: path, advice: .willNeed)
+        } catch {
+            throw EngineError(mapping: error)
+        }
         header = try VectorFileHeader.decode(file.bytes, fileSize: file.size)
         self.file = file
     }
@@ -95,10 +100,13 @@ public final class VectorIndex: @unchecked Sendable {
         }
     }
 
+    /// The first byte of the mapping; the header check guarantees the file is not empty.
+    private var base: UnsafeRawPointer { file.bytes.baseAddress! }
+
     private func scanInt8(_ range: Range<Int>, _ kernel: Int8Kernel, _ top: inout TopK) {
         let dim = dimension
-        let matrix = file.base + header.matrixOffset
-        let scales = file.base + header.scalesOffset
+        let matrix = base + header.matrixOffset
+        let scales = base + header.scalesOffset
         let whole = kernel.lanes.count
         let tailStart = whole * 8
         kernel.lanes.withUnsafeBufferPointer { lanes in
@@ -129,7 +137,7 @@ public final class VectorIndex: @unchecked Sendable {
 
     private func scanF32(_ range: Range<Int>, _ query: [Float], _ top: inout TopK) {
         let dim = dimension
-        let matrix = file.base + header.matrixOffset
+        let matrix = base + header.matrixOffset
         query.withUnsafeBufferPointer { q in
             for r in range {
                 let row = matrix + r * dim * 4

@@ -25,16 +25,15 @@ public enum BundleWriter {
     public static func write(manifest: Manifest, packPath: String, vectorsPath: String, key: SecretKey,
                              to outPath: String) throws -> Manifest {
         var manifest = manifest
-        let dir = (outPath as NSString).deletingLastPathComponent
-        let tmp = "\(dir.isEmpty ? "." : dir)/.\((outPath as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let tmp = FileIO.temporarySibling(of: outPath)
         let deflatedPack = tmp + ".pack.deflate"
         defer { unlink(deflatedPack) }
         // The pack is hashed while it is compressed; the member is the compressed stream as made here.
         let pack = try ParallelDeflate.compress(fileAt: packPath, level: packDeflateLevel, to: deflatedPack)
         let vectors = try SHA256.hash(fileAt: vectorsPath)
         manifest.members = [
-            BundleLayout.pack: MemberInfo(sha256: Hex.encode(pack.sha256), size: pack.size),
-            BundleLayout.vectors: MemberInfo(sha256: Hex.encode(vectors.digest), size: vectors.size),
+            BundleLayout.pack: MemberInfo(sha256: SHA256Digest(bytes: pack.sha256), size: pack.size),
+            BundleLayout.vectors: MemberInfo(sha256: SHA256Digest(bytes: vectors.digest), size: vectors.size),
         ]
         let manifestBytes = try manifest.canonicalBytes()
         // Decoding what we are about to sign catches a manifest the reader would refuse.
@@ -61,17 +60,8 @@ public enum BundleWriter {
             }
             try zip.close()
         }
-        try fsyncFile(tmp)
-        guard rename(tmp, outPath) == 0 else { throw FormatError.io(operation: "rename", path: outPath, errno: errno) }
+        try FileIO.commit(tmp, to: outPath)
         committed = true
-        FileIO.syncDirectory(dir.isEmpty ? "." : dir)
         return manifest
-    }
-
-    private static func fsyncFile(_ path: String) throws {
-        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
     }
 }

@@ -112,13 +112,19 @@ public enum CanonicalJSON {
         out.append(UInt8(ascii: "\""))
     }
 
-    static func reason(_ error: Error) -> String {
+    /// A decoding error as one line naming the field (`corpora.0.bundle.sha256`), without the
+    /// decoder's debug noise.
+    /// - Parameter detail: for a value that does not decode, say why in the words of its type's
+    ///   decoder (the format's own types give precise reasons, such as `SHA256Digest`'s) rather
+    ///   than just "invalid value"; Foundation's words for its own types are not for users.
+    public static func reason(_ error: Error, detail: Bool = true) -> String {
         switch error {
         case let DecodingError.keyNotFound(key, ctx): return "missing field \(path(ctx.codingPath + [key]))"
         case let DecodingError.typeMismatch(_, ctx): return "wrong type at \(path(ctx.codingPath))"
         case let DecodingError.valueNotFound(_, ctx): return "missing value at \(path(ctx.codingPath))"
         case let DecodingError.dataCorrupted(ctx):
-            return ctx.codingPath.isEmpty ? "not valid JSON" : "\(ctx.debugDescription) at \(path(ctx.codingPath))"
+            guard !ctx.codingPath.isEmpty else { return "not valid JSON" }
+            return "\(detail ? ctx.debugDescription : "invalid value") at \(path(ctx.codingPath))"
         case let e as FormatError: return e.description
         default: return "not valid JSON"
         }

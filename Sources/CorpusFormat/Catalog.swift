@@ -10,13 +10,37 @@ public enum Access: String, Codable, Hashable, Sendable {
 public struct BundleRef: Codable, Hashable, Sendable {
     /// Relative to the tree root, e.g. `bundles/<sha256>.corpus.zip`.
     public var path: String
-    public var sha256: String
+    /// The SHA-256 of the file. JSON `sha256`.
+    public var digest: SHA256Digest
     public var size: Int64
 
-    public init(path: String, sha256: String, size: Int64) {
+    enum CodingKeys: String, CodingKey {
+        case path, size
+        case digest = "sha256"
+    }
+
+    public init(path: String, digest: SHA256Digest, size: Int64) {
         self.path = path
-        self.sha256 = sha256
+        self.digest = digest
         self.size = size
+    }
+
+    /// `digest` as hex text, which names the file's partial download (`downloads/<sha256>.part`).
+    /// Transitional for the mirror, which reads it while it moves to its own module; that pass
+    /// switches to `digest`.
+    public var sha256: String { digest.hex }
+
+    /// The reference to a content-addressed file: hashes `file` and names it `path(digest)`
+    /// (`TreeLayout.bundlePath`, `TreeLayout.embedderPath`).
+    public init(hashing file: String, path: (SHA256Digest) -> String) throws {
+        let (digest, size) = try SHA256.digest(fileAt: file)
+        self.init(path: path(digest), digest: digest, size: size)
+    }
+
+    /// True when `file` has this reference's size and SHA-256 (a published file still intact).
+    public func matches(fileAt file: String) -> Bool {
+        guard FileIO.fileSize(file) == size, let hash = try? SHA256.digest(fileAt: file) else { return false }
+        return hash.digest == digest
     }
 }
 
@@ -37,16 +61,17 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     public var documents: Int
     public var passages: Int
     public var embedder: EmbedderInfo
-    public var contentDigest: String
+    /// The logical content digest of the version (`Manifest.content`). JSON `content_digest`.
+    public var content: SHA256Digest
 
     enum CodingKeys: String, CodingKey {
         case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder
-        case contentDigest = "content_digest"
+        case content = "content_digest"
     }
 
     public init(id: String, version: CorpusVersion, title: String, description: String, language: String, license: String,
                 access: Access, tier: String?, bundled: Bool, bundle: BundleRef, documents: Int, passages: Int,
-                embedder: EmbedderInfo, contentDigest: String) {
+                embedder: EmbedderInfo, content: SHA256Digest) {
         self.id = id
         self.version = version
         self.title = title
@@ -60,8 +85,12 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
         self.documents = documents
         self.passages = passages
         self.embedder = embedder
-        self.contentDigest = contentDigest
+        self.content = content
     }
+
+    /// `content` as hex text. Transitional for the mirror, which compares it while it moves to its
+    /// own module; that pass switches to `content` and deletes this.
+    public var contentDigest: String { content.hex }
 }
 
 /// The signed catalog document (`catalogs/<version>.json` in a published tree).
@@ -101,7 +130,7 @@ public struct Catalog: Codable, Hashable, Sendable {
     }
 
     /// The artifact of the embedder model with this id and digest, if the catalog offers it.
-    public func embedder(id: String, digest: String) -> CatalogEmbedder? {
+    public func embedder(id: String, digest: SHA256Digest) -> CatalogEmbedder? {
         embedders?.first { $0.id == id && $0.digest == digest }
     }
 
@@ -122,7 +151,7 @@ public struct Catalog: Codable, Hashable, Sendable {
         for e in c.corpora {
             try Identifier.validate(e.id, what: "corpus id")
             guard seen.insert(e.id).inserted else { throw FormatError.malformed(what: "catalog", reason: "corpus \(e.id) listed twice") }
-            guard TreePath.isSafe(e.bundle.path), Hex.decode(e.bundle.sha256)?.count == 32, e.bundle.size > 0 else {
+            guard TreePath.isSafe(e.bundle.path), e.bundle.size > 0 else {
                 throw FormatError.malformed(what: "catalog", reason: "unsafe bundle reference for \(e.id)")
             }
         }

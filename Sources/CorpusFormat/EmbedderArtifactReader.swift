@@ -15,7 +15,7 @@ public final class EmbedderArtifactReader {
         public var manifest: EmbedderManifest
         public var bytes: Data
         /// The model digest: SHA-256 of `bytes`, as corpus manifests name it.
-        public var digest: String
+        public var digest: SHA256Digest
         public var signature: Signature
     }
 

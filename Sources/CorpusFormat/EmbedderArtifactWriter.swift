@@ -12,11 +12,11 @@ import Glibc
 /// and deflating 90 MB would add seconds to every publish for a few percent.
 public enum EmbedderArtifactWriter {
     /// The signed manifest of a model folder, without writing anything: what `write` would sign.
-    public static func manifest(modelDirectory: String, id: String, dimension: Int) throws -> (manifest: EmbedderManifest, bytes: Data, digest: String) {
+    public static func manifest(modelDirectory: String, id: String, dimension: Int) throws -> (manifest: EmbedderManifest, bytes: Data, digest: SHA256Digest) {
         var files: [String: MemberInfo] = [:]
         for name in EmbedderArtifactLayout.payloadMembers {
-            let (digest, size) = try SHA256.hash(fileAt: "\(modelDirectory)/\(name)")
-            files[name] = MemberInfo(sha256: Hex.encode(digest), size: size)
+            let (digest, size) = try SHA256.digest(fileAt: "\(modelDirectory)/\(name)")
+            files[name] = MemberInfo(sha256: digest, size: size)
         }
         let manifest = EmbedderManifest(id: id, dimension: dimension, files: files)
         let bytes = try manifest.canonicalBytes()
@@ -29,13 +29,12 @@ public enum EmbedderArtifactWriter {
     /// - Returns: the signed manifest and the model digest.
     @discardableResult
     public static func write(modelDirectory: String, id: String, dimension: Int, key: SecretKey,
-                             to outPath: String) throws -> (manifest: EmbedderManifest, digest: String) {
+                             to outPath: String) throws -> (manifest: EmbedderManifest, digest: SHA256Digest) {
         let (manifest, bytes, digest) = try self.manifest(modelDirectory: modelDirectory, id: id, dimension: dimension)
         let signature = try key.sign(bytes, trustedComment: manifest.trustedComment(digest: digest),
                                      untrustedComment: "embedder \(id) signed by key \(key.keyID)")
 
-        let dir = (outPath as NSString).deletingLastPathComponent
-        let tmp = "\(dir.isEmpty ? "." : dir)/.\((outPath as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let tmp = FileIO.temporarySibling(of: outPath)
         var committed = false
         defer { if !committed { unlink(tmp) } }
         do {
@@ -48,14 +47,8 @@ public enum EmbedderArtifactWriter {
             }
             try zip.close()
         }
-        let fd = SystemCall.retrying { open(tmp, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FormatError.io(operation: "open", path: tmp, errno: errno) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced else { throw FormatError.io(operation: "fsync", path: tmp, errno: errno) }
-        guard rename(tmp, outPath) == 0 else { throw FormatError.io(operation: "rename", path: outPath, errno: errno) }
+        try FileIO.commit(tmp, to: outPath)
         committed = true
-        FileIO.syncDirectory(dir.isEmpty ? "." : dir)
         return (manifest, digest)
     }
 }

@@ -27,7 +27,7 @@ public struct EmbedderManifest: Codable, Hashable, Sendable {
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
     /// The model digest: SHA-256 (hex) of the canonical `embedder.json` bytes.
-    public static func digest(of manifestBytes: Data) -> String { SHA256.hex(manifestBytes) }
+    public static func digest(of manifestBytes: Data) -> SHA256Digest { SHA256.digest(manifestBytes) }
 
     /// Decodes and checks the fields later code relies on: a safe id, a sane dimension, exactly the
     /// allowlisted files with well-formed hashes.
@@ -42,8 +42,8 @@ public struct EmbedderManifest: Codable, Hashable, Sendable {
         }
         for (name, info) in m.files {
             guard EmbedderArtifactLayout.payloadMembers.contains(name) else { throw FormatError.memberNotAllowed(name) }
-            guard info.size >= 0, Hex.decode(info.sha256)?.count == 32 else {
-                throw FormatError.malformed(what: "embedder manifest", reason: "bad size or hash for \(name)")
+            guard info.size >= 0 else {
+                throw FormatError.malformed(what: "embedder manifest", reason: "bad size for \(name)")
             }
         }
         for name in EmbedderArtifactLayout.payloadMembers where m.files[name] == nil {
@@ -65,7 +65,7 @@ public struct EmbedderManifest: Codable, Hashable, Sendable {
     }
 
     /// The trusted comment signed with the manifest, so `minisign -V` shows what was verified.
-    public func trustedComment(digest: String) -> String { "embedder:\(id) dimension:\(dimension) digest:\(digest)" }
+    public func trustedComment(digest: SHA256Digest) -> String { "embedder:\(id) dimension:\(dimension) digest:\(digest)" }
 }
 
 /// Member names of an embedder artifact (`.embedder.zip`), in the order the writer stores them.
@@ -86,22 +86,21 @@ public struct CatalogEmbedder: Codable, Hashable, Sendable {
     public var id: String
     public var dimension: Int
     /// The model digest (`EmbedderManifest.digest(of:)`), as corpus manifests record it.
-    public var digest: String
+    public var digest: SHA256Digest
     /// The signed artifact, `embedders/<sha256>.embedder.zip` (the hash of the zip file).
     public var artifact: BundleRef
 
-    public init(id: String, dimension: Int, digest: String, artifact: BundleRef) {
+    public init(id: String, dimension: Int, digest: SHA256Digest, artifact: BundleRef) {
         self.id = id
         self.dimension = dimension
         self.digest = digest
         self.artifact = artifact
     }
 
-    /// Checked by `Catalog.decode`: a safe id and path, well-formed hashes.
+    /// Checked by `Catalog.decode`: a safe id and path (the digests were checked as they decoded).
     func validate() throws {
         try EmbedderManifest.validateID(id)
-        guard TreePath.isSafe(artifact.path), Hex.decode(artifact.sha256)?.count == 32, artifact.size > 0,
-              Hex.decode(digest)?.count == 32, dimension > 0, dimension <= 4096 else {
+        guard TreePath.isSafe(artifact.path), artifact.size > 0, dimension > 0, dimension <= 4096 else {
             throw FormatError.malformed(what: "catalog", reason: "unsafe embedder reference for \(id)")
         }
     }

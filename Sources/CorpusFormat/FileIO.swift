@@ -9,7 +9,7 @@ public enum FileIO {
     /// so readers see the old file or the new one, never a half-written one.
     public static func writeAtomically(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
         let dir = (path as NSString).deletingLastPathComponent
-        let tmp = "\(dir.isEmpty ? "." : dir)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let tmp = temporarySibling(of: path)
         let fd = SystemCall.retrying { open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw FormatError.io(operation: "create", path: tmp, errno: errno) }
         var ok = false
@@ -23,6 +23,27 @@ public enum FileIO {
         }
         guard rename(tmp, path) == 0 else { throw FormatError.io(operation: "rename", path: path, errno: errno) }
         ok = true
+        syncDirectory(dir.isEmpty ? "." : dir)
+    }
+
+    /// A fresh hidden name in the folder of `path` to build it under before it is renamed into
+    /// place: `.<name>.<kind>-<pid>-<random>`. The pid lets `gc` leave a live process's work alone.
+    public static func temporarySibling(of path: String, kind: String = "tmp") -> String {
+        let dir = (path as NSString).deletingLastPathComponent
+        return "\(dir.isEmpty ? "." : dir)/.\((path as NSString).lastPathComponent).\(kind)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Puts a finished file written under `temporarySibling(of: path)` in place, durably: fsyncs it,
+    /// renames it over `path`, and fsyncs the folder so the rename survives a crash.
+    public static func commit(_ tmp: String, to path: String) throws {
+        let fd = SystemCall.retrying { open(tmp, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw FormatError.io(operation: "open", path: tmp, errno: errno) }
+        let synced = fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard synced else { throw FormatError.io(operation: "fsync", path: tmp, errno: code) }
+        guard rename(tmp, path) == 0 else { throw FormatError.io(operation: "rename", path: path, errno: errno) }
+        let dir = (path as NSString).deletingLastPathComponent
         syncDirectory(dir.isEmpty ? "." : dir)
     }
 

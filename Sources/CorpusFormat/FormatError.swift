@@ -66,3 +66,11 @@ extension FormatError: CustomStringConvertible, LocalizedError {
     }
     public var errorDescription: String? { description }
 }
+
+extension FormatError {
+    /// A memory map that failed, as the format layer reports it: `io` naming the call, and for a
+    /// path that is not a regular file `map` with EINVAL.
+    public init(_ error: MappedFileError) {
+        self = .io(operation: error.operation, path: error.path, errno: error.errno)
+    }
+}

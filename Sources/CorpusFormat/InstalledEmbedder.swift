@@ -7,7 +7,11 @@ extension HomeLayout {
     /// `embedders/`: installed embedder models, shared by every corpus that names them.
     public var embedders: String { "\(root)/embedders" }
     /// `embedders/<id>/<digest>/`: one installed model (docs/layout.md). `id` must pass
-    /// `EmbedderManifest.isValidID` and `digest` be 64 hex digits before they get here.
+    /// `EmbedderManifest.isValidID` before it gets here.
+    public func embedderDirectory(id: String, digest: SHA256Digest) -> String { "\(embedders)/\(id)/\(digest.hex)" }
+
+    /// `embedderDirectory(id:digest:)` for a digest in hex text that must be 64 lower-case hex
+    /// digits. Transitional: the CLI calls it while its commands move to their own module.
     public func embedderDirectory(id: String, digest: String) -> String { "\(embedders)/\(id)/\(digest)" }
 }
 
@@ -20,14 +24,14 @@ public enum InstalledEmbedder {
     /// weights on every open would cost more than the search, so only sizes are re-checked here
     /// (a truncated or replaced file is caught; `corpus verify` is the deep check).
     @discardableResult
-    public static func check(directory: String, id: String, digest: String) throws -> EmbedderManifest {
+    public static func check(directory: String, id: String, digest: SHA256Digest) throws -> EmbedderManifest {
         let path = "\(directory)/\(EmbedderArtifactLayout.manifest)"
         guard let size = FileIO.fileSize(path) else { throw FormatError.io(operation: "open", path: path, errno: ENOENT) }
         guard size <= BundleReader.maxManifestBytes else { throw FormatError.sizeExceeded(member: path, limit: BundleReader.maxManifestBytes) }
         guard let bytes = FileManager.default.contents(atPath: path) else { throw FormatError.io(operation: "read", path: path, errno: EIO) }
         let actual = EmbedderManifest.digest(of: bytes)
-        guard actual == digest.lowercased() else {
-            throw FormatError.hashMismatch(member: path, expected: digest, actual: actual)
+        guard actual == digest else {
+            throw FormatError.hashMismatch(member: path, expected: digest.hex, actual: actual.hex)
         }
         let manifest = try EmbedderManifest.decode(bytes)
         guard manifest.id == id else {
@@ -42,30 +46,29 @@ public enum InstalledEmbedder {
     }
 
     /// Re-hashes every model file against `embedder.json` (`corpus verify`).
-    public static func verifyAll(directory: String, id: String, digest: String) throws {
+    public static func verifyAll(directory: String, id: String, digest: SHA256Digest) throws {
         let manifest = try check(directory: directory, id: id, digest: digest)
         for (name, info) in manifest.files.sorted(by: { $0.key < $1.key }) {
-            let hash = Hex.encode(try SHA256.hash(fileAt: "\(directory)/\(name)").digest)
-            guard hash == info.sha256.lowercased() else {
-                throw FormatError.hashMismatch(member: "\(directory)/\(name)", expected: info.sha256, actual: hash)
+            let hash = try SHA256.digest(fileAt: "\(directory)/\(name)").digest
+            guard hash == info.sha256 else {
+                throw FormatError.hashMismatch(member: "\(directory)/\(name)", expected: info.sha256.hex, actual: hash.hex)
             }
         }
     }
 
     /// Every installed (id, digest) pair, sorted; names that are not a valid id or digest are skipped.
-    public static func list(home: HomeLayout) -> [(id: String, digest: String)] {
+    public static func list(home: HomeLayout) -> [(id: String, digest: SHA256Digest)] {
         let fm = FileManager.default
-        var out: [(String, String)] = []
+        var out: [(String, SHA256Digest)] = []
         for id in ((try? fm.contentsOfDirectory(atPath: home.embedders)) ?? []).sorted() where EmbedderManifest.isValidID(id) {
-            for digest in ((try? fm.contentsOfDirectory(atPath: "\(home.embedders)/\(id)")) ?? []).sorted() where isDigest(digest) {
-                out.append((id, digest))
+            for name in ((try? fm.contentsOfDirectory(atPath: "\(home.embedders)/\(id)")) ?? []).sorted() {
+                if let digest = SHA256Digest(hex: name) { out.append((id, digest)) }
             }
         }
         return out
     }
 
-    /// 64 lower-case hex digits.
-    public static func isDigest(_ s: String) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
+    /// 64 lower-case hex digits (`SHA256Digest.isValid`). Transitional: the CLI calls it while its
+    /// commands move to their own module.
+    public static func isDigest(_ s: String) -> Bool { SHA256Digest.isValid(s) }
 }

@@ -7,23 +7,33 @@ public struct EmbedderInfo: Codable, Hashable, Sendable {
     public var dimension: Int
     /// `int8` (per-row scale) or `f32`.
     public var encoding: String
-    /// SHA-256 of the model artifact for embedders that have one; nil for model-free embedders.
-    public var digest: String?
+    /// The model digest (`EmbedderManifest.digest(of:)`) for embedders that have a model artifact;
+    /// nil for model-free embedders. JSON `digest`.
+    public var modelDigest: SHA256Digest?
 
-    public init(id: String, dimension: Int, encoding: String, digest: String? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case id, dimension, encoding
+        case modelDigest = "digest"
+    }
+
+    public init(id: String, dimension: Int, encoding: String, modelDigest: SHA256Digest? = nil) {
         self.id = id
         self.dimension = dimension
         self.encoding = encoding
-        self.digest = digest
+        self.modelDigest = modelDigest
     }
+
+    /// `modelDigest` as hex text. Transitional: the CLI reads it while its commands move to
+    /// their own module; that pass switches to `modelDigest` and deletes this.
+    public var digest: String? { modelDigest?.hex }
 }
 
 /// SHA-256 and size of one bundle member, as the signed manifest records them.
 public struct MemberInfo: Codable, Hashable, Sendable {
-    public var sha256: String
+    public var sha256: SHA256Digest
     public var size: Int64
 
-    public init(sha256: String, size: Int64) {
+    public init(sha256: SHA256Digest, size: Int64) {
         self.sha256 = sha256
         self.size = size
     }
@@ -43,18 +53,19 @@ public struct Manifest: Codable, Hashable, Sendable {
     public var embedder: EmbedderInfo
     public var documents: Int
     public var passages: Int
-    /// The logical content digest (`ContentDigest`): equal for equal passages, whatever the bytes of the pack.
-    public var contentDigest: String
+    /// The logical content digest (`ContentDigest`): equal for equal passages, whatever the bytes
+    /// of the pack. JSON `content_digest`.
+    public var content: SHA256Digest
     /// Every member other than the manifest and its signature.
     public var members: [String: MemberInfo]
 
     enum CodingKeys: String, CodingKey {
         case format, id, version, title, description, language, license, embedder, documents, passages, members
-        case contentDigest = "content_digest"
+        case content = "content_digest"
     }
 
     public init(id: String, version: CorpusVersion, title: String, description: String = "", language: String = "en",
-                license: String = "", embedder: EmbedderInfo, documents: Int, passages: Int, contentDigest: String,
+                license: String = "", embedder: EmbedderInfo, documents: Int, passages: Int, content: SHA256Digest,
                 members: [String: MemberInfo] = [:]) {
         self.format = Manifest.currentFormat
         self.id = id
@@ -66,9 +77,13 @@ public struct Manifest: Codable, Hashable, Sendable {
         self.embedder = embedder
         self.documents = documents
         self.passages = passages
-        self.contentDigest = contentDigest
+        self.content = content
         self.members = members
     }
+
+    /// `content` as hex text. Transitional: the CLI puts it into `[String: Any]` JSON while its
+    /// commands move to their own module; that pass switches to `content` and deletes this.
+    public var contentDigest: String { content.hex }
 
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
@@ -84,15 +99,15 @@ public struct Manifest: Codable, Hashable, Sendable {
         }
         for (name, info) in m.members {
             guard BundleLayout.payloadMembers.contains(name) else { throw FormatError.memberNotAllowed(name) }
-            guard info.size >= 0, Hex.decode(info.sha256)?.count == 32 else {
-                throw FormatError.malformed(what: "corpus manifest", reason: "bad size or hash for \(name)")
+            guard info.size >= 0 else {
+                throw FormatError.malformed(what: "corpus manifest", reason: "bad size for \(name)")
             }
         }
         return m
     }
 
     /// The trusted comment signed with the manifest, so `minisign -V` shows what was verified.
-    public var trustedComment: String { "corpus:\(id) version:\(version) content:\(contentDigest.prefix(16))" }
+    public var trustedComment: String { "corpus:\(id) version:\(version) content:\(content.prefix(16))" }
 }
 
 /// Member names of a bundle, in the order the writer stores them.

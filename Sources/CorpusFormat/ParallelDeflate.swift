@@ -39,19 +39,11 @@ enum ParallelDeflate {
     /// straight from the page cache, and the SHA-256 of each group runs beside its compression.
     /// It must not change while this runs: the builder hands over a file of its own work folder.
     static func compress(fileAt input: String, level: Int32, to output: String) throws -> DeflatedFile {
-        let inFD = SystemCall.retrying { open(input, O_RDONLY | O_CLOEXEC) }
-        guard inFD >= 0 else { throw FormatError.io(operation: "open", path: input, errno: errno) }
-        defer { close(inFD) }
-        var st = stat()
-        guard fstat(inFD, &st) == 0 else { throw FormatError.io(operation: "stat", path: input, errno: errno) }
-        let size = Int(st.st_size)
-        var mapped: UnsafeMutableRawPointer?
-        if size > 0 {
-            let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, inFD, 0)
-            guard let p, p != MAP_FAILED else { throw FormatError.io(operation: "mmap", path: input, errno: errno) }
-            mapped = p
-        }
-        defer { if let mapped { munmap(mapped, size) } }
+        let mapped: MappedFile
+        do { mapped = try MappedFile(path: input) } catch { throw FormatError(error) }
+        // Workers read through the mapping's address: keep it mapped until they are all done.
+        defer { withExtendedLifetime(mapped) {} }
+        let size = mapped.size
 
         let outFD = SystemCall.retrying { open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard outFD >= 0 else { throw FormatError.io(operation: "create", path: output, errno: errno) }
@@ -62,7 +54,7 @@ enum ParallelDeflate {
         }
 
         let chunks = max(1, (size + chunkSize - 1) / chunkSize)
-        let work = Workspace(input: mapped.map { UnsafeRawPointer($0) }, chunksPerGroup: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount),
+        let work = Workspace(input: mapped.bytes.baseAddress, chunksPerGroup: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount),
                              level: level)
         var crc = crc32(0, nil, 0)
         var compressed: Int64 = 0

@@ -21,7 +21,7 @@ public enum PassageID {
 /// passage id, sorted, each followed by "\n", then "embedder:" ‖ embedder id ‖ "\n".
 /// Two packs with the same passages and embedder have the same digest even if their bytes differ.
 public enum ContentDigest {
-    public static func make<S: Sequence>(passageIDs: S, embedderID: String) -> String where S.Element == String {
+    public static func make<S: Sequence>(passageIDs: S, embedderID: String) -> SHA256Digest where S.Element == String {
         let d = Digest(.sha256)
         d.update(Array("corpus-content-v1\n".utf8))
         // The sequence is read once (it may be single-pass). Passage ids are ASCII, where byte
@@ -42,6 +42,6 @@ public enum ContentDigest {
         }
         d.update(buffer)
         d.update(Array("embedder:\(embedderID)\n".utf8))
-        return Hex.encode(d.finalize())
+        return SHA256Digest(bytes: d.finalize())
     }
 }

@@ -9,7 +9,7 @@ import Glibc
 /// check, with both reading the same open file so it cannot be swapped in between. The two
 /// readers differ only in their allowlist and manifest type; everything else lives here.
 final class VettedArchive {
-    let archive: ZipArchive
+    let reader: ZipReader
     let positions: [String: Int]
     static let chunkSize = 1 << 20
 
@@ -17,25 +17,26 @@ final class VettedArchive {
     init(path: String, allowed: [String], signature: String) throws {
         let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
-        var opened: ZipArchive?
+        let directory: ZipCentralDirectory
+        let positions: [String: Int]
         do {
-            let directory = try ZipCentralDirectory.read(fd: fd, path: path)
-            let positions = try BundleMemberTable.validate(directory.entries, allowed: allowed, signature: signature)
-            let zip = try ZipArchive(fd: fd, path: path, flags: ZIP_RDONLY | ZIP_CHECKCONS)
-            opened = zip
-            guard zip.entryCount == directory.entries.count else {
-                throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
-            }
-            for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
-                throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
-            }
-            self.positions = positions
-            self.archive = zip
+            directory = try ZipCentralDirectory.read(fd: fd, path: path)
+            positions = try BundleMemberTable.validate(directory.entries, allowed: allowed, signature: signature)
         } catch {
-            // zip_fdopen takes the descriptor only on success; after that the archive closes it.
-            if opened == nil { close(fd) }
+            close(fd)
             throw error
         }
+        // From here the reader owns the descriptor (and closes it when opening fails).
+        let reader = try ZipReader(adopting: fd, path: path)
+        let zip = reader.archive
+        guard zip.entryCount == directory.entries.count else {
+            throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
+        }
+        for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
+            throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
+        }
+        self.positions = positions
+        self.reader = reader
     }
 
     /// Reads a small signed document and its minisign signature and verifies them with the
@@ -60,24 +61,24 @@ final class VettedArchive {
         return (bytes, signature)
     }
 
-    /// Streams one member through SHA-256 into `sink` (see `ZipArchive.streamVerified`).
+    /// Streams one member through SHA-256 into `sink` (see `ZipReader.streamVerified`).
     func stream(_ name: String, declared: MemberInfo,
                 progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try archive.streamVerified(at: positions[name]!, name: name, declared: declared, chunkSize: Self.chunkSize,
+        try reader.streamVerified(at: positions[name]!, name: name, declared: declared, chunkSize: Self.chunkSize,
                                    progress: progress, sink: sink)
     }
 
     /// Extracts the verified document, its signature and the payload members into `directory`
-    /// (see `ZipArchive.extractVerified`).
+    /// (see `ZipReader.extractVerified`).
     func extract(to directory: String, document: (name: String, bytes: Data), signature: (name: String, text: String),
                  payload: [(name: String, declared: MemberInfo)], progress: ((BundleProgress) -> Void)?) throws {
-        try archive.extractVerified(to: directory, manifest: document, signature: signature,
+        try reader.extractVerified(to: directory, manifest: document, signature: signature,
                                     payload: payload.map { ($0.name, positions[$0.name]!, $0.declared) },
                                     chunkSize: Self.chunkSize, progress: progress)
     }
 
     private func readSmall(_ name: String, limit: Int64) throws -> Data {
-        try archive.readSmall(at: positions[name]!, name: name, limit: limit)
+        try reader.readSmall(at: positions[name]!, name: name, limit: limit)
     }
 }
 

@@ -86,16 +86,6 @@ final class ZipArchive {
                          encrypted: st.encryption_method != UInt16(ZIP_EM_NONE))
     }
 
-    /// The host system and external attributes of an entry (`zip_file_get_external_attributes`).
-    func externalAttributes(at index: Int) throws -> (system: UInt8, attributes: UInt32) {
-        var system: zip_uint8_t = 0
-        var attributes: zip_uint32_t = 0
-        guard zip_file_get_external_attributes(pointer, zip_uint64_t(index), 0, &system, &attributes) == 0 else {
-            throw lastError(operation: "read member attributes")
-        }
-        return (system, attributes)
-    }
-
     /// Opens an entry for reading its uncompressed bytes (`zip_fopen_index`).
     func openEntry(at index: Int, name: String) throws -> ZipEntryReader {
         guard let f = zip_fopen_index(pointer, zip_uint64_t(index), 0) else {

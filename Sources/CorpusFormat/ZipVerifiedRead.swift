@@ -5,15 +5,15 @@ import Glibc
 
 /// How the bundle and embedder-artifact readers take members out of an archive they have already
 /// vetted: streamed against their signed hash and size, whole when small, or extracted to a folder.
-extension ZipArchive {
+extension ZipReader {
     /// Streams one member through SHA-256 into `sink`, never passing on more than the signed
     /// size, then reads to the member's end so libzip checks its CRC and stored size.
     func streamVerified(at index: Int, name: String, declared: MemberInfo, chunkSize: Int,
                         progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let info = try info(at: index)
+        let info = try archive.info(at: index)
         // The central directory already says how much will come out; refuse before reading.
         if info.size > declared.size { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
-        let reader = try openEntry(at: index, name: name)
+        let reader = try archive.openEntry(at: index, name: name)
         let digest = Digest(.sha256)
         var total: Int64 = 0
         // Read at most one byte past the signed size: enough to notice that more is coming.
@@ -30,17 +30,17 @@ extension ZipArchive {
             if allowed < chunk.count { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
         }
         guard total == declared.size else { throw FormatError.sizeMismatch(member: name, expected: declared.size, actual: total) }
-        let actual = Hex.encode(digest.finalize())
-        guard actual == declared.sha256.lowercased() else {
-            throw FormatError.hashMismatch(member: name, expected: declared.sha256, actual: actual)
+        let actual = SHA256Digest(bytes: digest.finalize())
+        guard actual == declared.sha256 else {
+            throw FormatError.hashMismatch(member: name, expected: declared.sha256.hex, actual: actual.hex)
         }
     }
 
     /// Reads a small member whole, refusing it past `limit` bytes.
     func readSmall(at index: Int, name: String, limit: Int64) throws -> Data {
-        let info = try info(at: index)
+        let info = try archive.info(at: index)
         if info.size > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
-        let reader = try openEntry(at: index, name: name)
+        let reader = try archive.openEntry(at: index, name: name)
         var out = Data()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }
@@ -64,7 +64,7 @@ extension ZipArchive {
         var st = stat()
         guard lstat(directory, &st) != 0 else { throw FormatError.io(operation: "extract into", path: directory, errno: EEXIST) }
         let parent = (directory as NSString).deletingLastPathComponent
-        let staging = "\(parent.isEmpty ? "." : parent)/.\((directory as NSString).lastPathComponent).staging-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let staging = FileIO.temporarySibling(of: directory, kind: "staging")
         guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
         var done = false
         defer { if !done { FileIO.remove(staging) } }

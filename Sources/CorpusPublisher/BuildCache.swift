@@ -49,7 +49,7 @@ struct BuildCache: Codable {
         for file in try folder.list().files {
             field(file.path)
             // A file the build cannot read is skipped by it; its reason stands in for the content.
-            do { field(try folder.sha256(file)) } catch let e as IngestFailure { field("unreadable: \(e.reason)") }
+            do { field(try folder.sha256(file).hex) } catch let e as IngestFailure { field("unreadable: \(e.reason)") }
         }
         return Hex.encode(d.finalize())
     }

@@ -50,7 +50,7 @@ public struct CatalogSource: Decodable, Sendable {
         do {
             source = try JSONDecoder().decode(CatalogSource.self, from: data)
         } catch {
-            throw bad(Self.reason(error))
+            throw bad(CanonicalJSON.reason(error, detail: false))
         }
         guard Identifier.isValid(source.id) else { throw bad("catalog id \(source.id.debugDescription) is not a valid id") }
         guard !source.corpora.isEmpty else { throw bad("it lists no corpora") }
@@ -82,18 +82,4 @@ public struct CatalogSource: Decodable, Sendable {
         path.hasPrefix("/") ? path : "\(catalogDirectory)/\(path)"
     }
 
-    /// A decoding error as one line naming the field, without the decoder's debug noise.
-    static func reason(_ error: Error) -> String {
-        func path(_ keys: [CodingKey]) -> String {
-            keys.isEmpty ? "top level" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case let DecodingError.keyNotFound(key, ctx): return "missing field \(path(ctx.codingPath + [key]))"
-        case let DecodingError.typeMismatch(_, ctx): return "wrong type at \(path(ctx.codingPath))"
-        case let DecodingError.valueNotFound(_, ctx): return "missing value at \(path(ctx.codingPath))"
-        case let DecodingError.dataCorrupted(ctx):
-            return ctx.codingPath.isEmpty ? "not valid JSON" : "invalid value at \(path(ctx.codingPath))"
-        default: return "not valid JSON"
-        }
-    }
 }

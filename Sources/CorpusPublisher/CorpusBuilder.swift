@@ -138,9 +138,9 @@ public enum CorpusBuilder {
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
-                                   digest: embedder.modelDigest),
+                                   modelDigest: embedder.modelDigest),
             documents: documents, passages: pids.count,
-            contentDigest: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
+            content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))

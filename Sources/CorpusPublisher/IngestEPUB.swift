@@ -16,12 +16,16 @@ enum IngestEPUB {
 
     /// The chapters of the EPUB open in `file` (opened by `SourceFolder`, so never through a link).
     static func documents(path: String, file: FileHandleReader) throws(IngestFailure) -> [SourceDocument] {
-        let zip: ZipArchiveReader
-        do { zip = try ZipArchiveReader(descriptor: file.descriptor) } catch { throw IngestFailure("corrupt EPUB: \(error.reason)") }
+        let zip: ZipReader
+        do {
+            zip = try ZipReader(duplicating: file.descriptor, path: path)
+        } catch {
+            throw IngestFailure("corrupt EPUB: not a readable zip archive (\((error as? FormatError).map(reason) ?? "\(error)"))")
+        }
         do {
             return try read(zip, path: path)
-        } catch let e as ZipArchiveReader.Failure {
-            throw IngestFailure("corrupt EPUB: \(e.reason)")
+        } catch let e as FormatError {
+            throw IngestFailure("corrupt EPUB: \(reason(e))")
         } catch let e as IngestFailure {
             throw e
         } catch {
@@ -29,7 +33,18 @@ enum IngestEPUB {
         }
     }
 
-    private static func read(_ zip: ZipArchiveReader, path: String) throws -> [SourceDocument] {
+    /// Why a member of the book did not read, as a skip reason says it.
+    static func reason(_ e: FormatError) -> String {
+        switch e {
+        case let .unsafeMemberName(name): return "member name \(name.debugDescription) is not a plain path inside the archive"
+        case let .missingMember(name): return "member \(name) is missing"
+        case let .sizeExceeded(name, limit): return "member \(name) is larger than \(limit) bytes"
+        case let .archiveInconsistent(reason): return reason
+        default: return e.description
+        }
+    }
+
+    private static func read(_ zip: ZipReader, path: String) throws -> [SourceDocument] {
         let container = try metadata(zip, "META-INF/container.xml")
         let named = withExtendedLifetime(container) { container.root?.descendants(named: "rootfile").first?.attribute("full-path") }
         guard let named, !named.isEmpty else { throw IngestFailure("corrupt EPUB: META-INF/container.xml names no package file") }
@@ -76,7 +91,7 @@ enum IngestEPUB {
     }
 
     /// A metadata member (container, package file) parsed as XML.
-    private static func metadata(_ zip: ZipArchiveReader, _ name: String) throws -> XMLTree {
+    private static func metadata(_ zip: ZipReader, _ name: String) throws -> XMLTree {
         do {
             return try XMLTree(try zip.read(name, limit: maxMetadataBytes), flavor: .xml)
         } catch let e as XMLTree.Failure {

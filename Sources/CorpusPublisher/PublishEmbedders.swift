@@ -22,7 +22,7 @@ struct PublishEmbedders {
     struct Model {
         var embedder: any Embedder
         var folder: String
-        var digest: String
+        var digest: SHA256Digest
     }
 
     let fallback: any Embedder
@@ -110,9 +110,8 @@ struct PublishEmbedders {
             let rel = "embedders/\(name)"
             guard let reader = try? EmbedderArtifactReader(path: "\(tree)/\(rel)"),
                   let verified = try? reader.manifest(trustedKeys: [key.publicKey]), verified.digest == model.digest,
-                  let hash = try? SHA256.hash(fileAt: "\(tree)/\(rel)"),
-                  rel == TreeLayout.embedderPath(sha256: Hex.encode(hash.digest)) else { continue }
-            let ref = BundleRef(path: rel, sha256: Hex.encode(hash.digest), size: hash.size)
+                  let ref = try? BundleRef(hashing: "\(tree)/\(rel)", path: { TreeLayout.embedderPath(sha256: $0.hex) }),
+                  ref.path == rel else { continue }
             return StagedArtifact(entry: CatalogEmbedder(id: verified.manifest.id, dimension: verified.manifest.dimension,
                                                          digest: model.digest, artifact: ref), staged: nil)
         }
@@ -125,10 +124,9 @@ struct PublishEmbedders {
         guard verified?.digest == model.digest else {
             throw PublisherError.invalidCatalogSource(path: model.folder, reason: "the model files changed while publishing")
         }
-        let (digest, size) = try SHA256.hash(fileAt: staged)
-        let sha = Hex.encode(digest)
+        let ref = try BundleRef(hashing: staged) { TreeLayout.embedderPath(sha256: $0.hex) }
         return StagedArtifact(entry: CatalogEmbedder(id: model.embedder.id, dimension: model.embedder.dimension, digest: model.digest,
-                                                     artifact: BundleRef(path: TreeLayout.embedderPath(sha256: sha), sha256: sha, size: size)),
+                                                     artifact: ref),
                               staged: staged)
     }
 }

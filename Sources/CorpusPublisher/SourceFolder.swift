@@ -135,8 +135,8 @@ public final class SourceFolder: Sendable {
     }
 
     /// The SHA-256 of a listed file, read the way the build reads it (for the build cache).
-    func sha256(_ file: SourceFile) throws -> String {
+    func sha256(_ file: SourceFile) throws -> SHA256Digest {
         let (reader, _) = try open(file)
-        return Hex.encode(try SHA256.hash(reader).digest)
+        return SHA256Digest(bytes: try SHA256.hash(reader).digest)
     }
 }

@@ -16,7 +16,7 @@ struct TreeHistory {
     /// The id clients know the tree by: the pointer's, else the newest catalog's.
     private(set) var catalogID: String?
     /// Per corpus id, every version published with its content digest and the newest catalog listing it.
-    private(set) var corpora: [String: [CorpusVersion: (digest: String, catalog: Int)]] = [:]
+    private(set) var corpora: [String: [CorpusVersion: (content: SHA256Digest, catalog: Int)]] = [:]
 
     static func load(tree: String) throws -> TreeHistory {
         var history = TreeHistory()
@@ -37,7 +37,7 @@ struct TreeHistory {
             guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: n))"),
                   let catalog = try? Catalog.decode(data) else { continue }
             newestID = catalog.id
-            for e in catalog.corpora { history.corpora[e.id, default: [:]][e.version] = (e.contentDigest, n) }
+            for e in catalog.corpora { history.corpora[e.id, default: [:]][e.version] = (e.content, n) }
         }
         if history.catalogID == nil { history.catalogID = newestID }
         return history
@@ -61,8 +61,8 @@ struct TreeHistory {
     }
 
     /// Refuses a corpus version the tree published with another content digest.
-    func checkContent(corpus id: String, version: CorpusVersion, contentDigest: String) throws {
-        guard let published = corpora[id]?[version], published.digest != contentDigest else { return }
+    func checkContent(corpus id: String, version: CorpusVersion, content: SHA256Digest) throws {
+        guard let published = corpora[id]?[version], published.content != content else { return }
         throw PublisherError.versionReused(corpus: id, version: version.description, catalogVersion: published.catalog)
     }
 }

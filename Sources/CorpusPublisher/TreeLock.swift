@@ -1,39 +1,27 @@
 import Foundation
 import CorpusFormat
 
-/// An exclusive `flock(2)` on `PUBLIC_DIR/.publish.lock`, so two publishes never interleave
-/// writes to one tree. Released explicitly or when the process exits.
-final class TreeLock {
-    private var fd: Int32
+/// The exclusive lock on `PUBLIC_DIR/.publish.lock` (`FileLock`), so two publishes never
+/// interleave writes to one tree. Released explicitly or when the process exits.
+enum TreeLock {
+    /// A few seconds of patience for a publish of the same tree that is just ending. (While the
+    /// lock was released by `close` alone, a child forked meanwhile kept it until it exec'd;
+    /// `FileLock.release` unlocks first, which closes that window.)
+    static let wait = FileLock.Wait.upTo(seconds: 5)
 
-    init(tree: String) throws {
+    /// Takes the tree's lock; a publish running on the tree is reported as the I/O failure it was
+    /// before the lock moved to `CorpusFormat` (the CLI maps it to exit 7).
+    static func take(tree: String) throws -> FileLock {
         let path = "\(tree)/.publish.lock"
-        fd = SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
-        // A few seconds of patience: a process forked elsewhere in this one holds a copy of the
-        // descriptor (and so the lock) until it execs, and a publish that just ended may still be
-        // in that window.
-        let deadline = Date().addingTimeInterval(5)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EWOULDBLOCK, Date() < deadline {
-                usleep(50_000)
-                continue
+        do {
+            return try FileLock(file: path, wait: wait)
+        } catch {
+            switch error {
+            case .held:
+                throw FormatError.io(operation: "lock (another publish is running on this tree)", path: path, errno: EWOULDBLOCK)
+            case let .io(call, path, code):
+                throw FormatError.io(operation: call, path: path, errno: code)
             }
-            close(fd)
-            throw FormatError.io(operation: "lock (another publish is running on this tree)", path: path, errno: code)
         }
     }
-
-    func release() {
-        if fd >= 0 {
-            close(fd)
-            fd = -1
-        }
-    }
-
-    deinit { release() }
 }
-
-@available(*, unavailable) extension TreeLock: Sendable {}

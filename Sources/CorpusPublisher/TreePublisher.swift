@@ -68,7 +68,7 @@ public enum TreePublisher {
         let embedders = try PublishEmbedders(source: source, catalogDirectory: catalogDirectory, fallback: embedder)
 
         for dir in ["", "/bundles", "/catalogs", "/keys"] { try FileIO.createDirectory(output + dir) }
-        let lock = try TreeLock(tree: output)
+        let lock = try TreeLock.take(tree: output)
         defer { lock.release() }
         let staging = "\(output)/.staging"
         FileIO.remove(staging)
@@ -82,7 +82,7 @@ public enum TreePublisher {
         }
         // The rules that need the content, before anything staged becomes part of the tree.
         for p in prepared {
-            try history.checkContent(corpus: p.entry.id, version: p.entry.version, contentDigest: p.cached.manifest.contentDigest)
+            try history.checkContent(corpus: p.entry.id, version: p.entry.version, content: p.cached.manifest.content)
         }
         let artifacts = try stageArtifacts(prepared.map(\.cached.manifest), embedders: embedders,
                                            catalogDirectory: catalogDirectory, key: key, tree: output, staging: staging, progress: progress)
@@ -168,9 +168,7 @@ public enum TreePublisher {
             progress(.built(id: e.id, documents: manifest.documents, passages: manifest.passages, skipped: []))
         }
         for w in warnings { progress(.textWarning(w)) }
-        let (digest, size) = try SHA256.hash(fileAt: staged)
-        let sha = Hex.encode(digest)
-        let ref = BundleRef(path: TreeLayout.bundlePath(sha256: sha), sha256: sha, size: size)
+        let ref = try BundleRef(hashing: staged) { TreeLayout.bundlePath(sha256: $0.hex) }
         return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest), staged: staged,
                         reused: false, warnings: warnings)
     }
@@ -182,14 +180,14 @@ public enum TreePublisher {
         var out: [PublishEmbedders.StagedArtifact] = []
         var seen = Set<String>()
         for m in manifests {
-            guard let digest = m.embedder.digest, seen.insert(m.embedder.id + "@" + digest).inserted else { continue }
+            guard let digest = m.embedder.modelDigest, seen.insert(m.embedder.id + "@" + digest.hex).inserted else { continue }
             // A prebuilt bundle's model must be one this publish has.
             guard let model = embedders.models[m.embedder.id], model.digest == digest else {
                 throw PublisherError.invalidCatalogSource(path: "\(catalogDirectory)/catalog.json",
                                                           reason: "corpus \(m.id) was built with \(m.embedder.id) \(digest.prefix(12))…, which no \"embedders\" entry provides")
             }
             let artifact = try PublishEmbedders.stageArtifact(model, key: key, tree: tree, staging: staging)
-            progress(.embedderPublished(id: artifact.entry.id, digest: artifact.entry.digest, path: artifact.entry.artifact.path,
+            progress(.embedderPublished(id: artifact.entry.id, digest: artifact.entry.digest.hex, path: artifact.entry.artifact.path,
                                         reused: artifact.staged == nil))
             out.append(artifact)
         }
@@ -201,7 +199,7 @@ public enum TreePublisher {
         return CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title, description: e.description ?? m.description,
                             language: e.language ?? m.language, license: e.license ?? m.license, access: e.access, tier: e.tier,
                             bundled: e.bundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
-                            embedder: m.embedder, contentDigest: m.contentDigest)
+                            embedder: m.embedder, content: m.content)
     }
 
     /// Writes the signed catalog, `index.html`, then the pointer, each atomically.
@@ -217,11 +215,7 @@ public enum TreePublisher {
         try FileIO.writeAtomically(pointer, to: "\(tree)/\(TreeLayout.pointer)")
     }
 
-    static func bundleIntact(_ ref: BundleRef, tree: String) -> Bool {
-        let path = "\(tree)/\(ref.path)"
-        guard FileIO.fileSize(path) == ref.size, let hash = try? SHA256.hash(fileAt: path) else { return false }
-        return Hex.encode(hash.digest) == ref.sha256
-    }
+    static func bundleIntact(_ ref: BundleRef, tree: String) -> Bool { ref.matches(fileAt: "\(tree)/\(ref.path)") }
 
     /// A prebuilt bundle is published only if it verifies completely against the publishing key and
     /// is the corpus and version the catalog says. `named` is the path catalog.json gave, for messages.

@@ -1,3 +1,5 @@
+import CorpusFormat
+
 /// Content-Type, Cache-Control and ETag for a file of the published tree, by where it lives.
 ///
 /// Immutable files (content-addressed bundles, numbered catalogs and root keys) are cached for a
@@ -33,7 +35,7 @@ enum FilePolicy {
     static func etag(_ segments: [String], _ id: FileIdentity) -> String {
         if segments.count == 2, segments[0] == "bundles", segments[1].hasSuffix(".corpus.zip") {
             let hash = segments[1].dropLast(".corpus.zip".count)
-            if hash.count == 64, hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) { return "\"\(hash)\"" }
+            if let digest = SHA256Digest(hex: String(hash)) { return "\"\(digest)\"" }
         }
         let mtime = id.mtimeSeconds &* 1_000_000_000 &+ id.mtimeNanoseconds
         return "\"\(String(id.size, radix: 16))-\(String(mtime, radix: 16))-\(String(id.inode, radix: 16))\""

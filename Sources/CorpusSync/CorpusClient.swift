@@ -362,10 +362,8 @@ public struct CorpusClient: Sendable {
         let unusedModels = models.gc(referenced: models.referenced())
         report.removedEmbedders = unusedModels.removed
         report.bytesFreed += unusedModels.bytesFreed
-        let shared = try io { () -> FileLock? in
-            try FileIO.createDirectory(home.locks)
-            return try? FileLock(path: home.lockFile(Self.downloadsLockName), wait: .no)
-        }
+        try io { try FileIO.createDirectory(home.locks) }
+        let shared = try? home.lock(Self.downloadsLockName, wait: .no)
         if let shared {
             defer { withExtendedLifetime(shared) {} }
             for name in (try? fm.contentsOfDirectory(atPath: home.downloads)) ?? [] {
@@ -396,14 +394,7 @@ public struct CorpusClient: Sendable {
 
     /// Held (shared) by every process downloading; `gc` removes partials only when it can take it exclusively.
     func sharedDownloadsLock() throws -> FileLock {
-        try io { try FileIO.createDirectory(home.locks) }
-        do {
-            return try FileLock(path: home.lockFile(Self.downloadsLockName), mode: .shared, wait: lockWait)
-        } catch SyncLockError.held(let path) {
-            throw SyncError.lockHeld(path: path)
-        } catch let e as FormatError {
-            throw SyncError.from(e)
-        }
+        try home.lock(Self.downloadsLockName, mode: .shared, wait: lockWait)
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// The caller (the installer) unpacks it and then removes it with `Downloader.discard`.
 public struct VerifiedDownload: Sendable, Equatable {
     public var path: String
-    public var sha256: String
+    public var digest: SHA256Digest
     public var size: Int64
 }
 
@@ -38,8 +38,8 @@ public struct Downloader: Sendable {
     public func download(_ ref: BundleRef, from sources: [Source], token: String? = nil,
                          progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws -> VerifiedDownload {
         try Self.validate(ref)
-        let part = home.partial(sha256: ref.sha256)
-        let meta = home.partialMeta(sha256: ref.sha256)
+        let part = home.partial(sha256: ref.digest.hex)
+        let meta = home.partialMeta(sha256: ref.digest.hex)
         do { try FileIO.createDirectory(home.downloads) } catch let e as FormatError { throw SyncError.from(e) }
 
         // A partial longer than the signed size can never become the bundle.
@@ -81,7 +81,7 @@ public struct Downloader: Sendable {
                             attempt -= 1
                             continue
                         }
-                        if firstRefusal == nil { firstRefusal = .hashMismatch(file: ref.path, expected: ref.sha256, actual: actual) }
+                        if firstRefusal == nil { firstRefusal = .hashMismatch(file: ref.path, expected: ref.digest.hex, actual: actual.hex) }
                     case let .sizeMismatch(actual):
                         PartialDownload.discard(path: part, metaPath: meta)
                         if firstRefusal == nil {
@@ -124,15 +124,20 @@ public struct Downloader: Sendable {
     }
 
     /// Removes a bundle's partial or verified download and its metadata.
+    public func discard(_ digest: SHA256Digest) {
+        PartialDownload.discard(path: home.partial(sha256: digest.hex), metaPath: home.partialMeta(sha256: digest.hex))
+    }
+
+    /// `discard(_:)` for a digest in hex text; anything but 64 lower-case hex digits names no
+    /// download and is ignored. Transitional: the mirror calls it while it moves to its own module.
     public func discard(sha256: String) {
-        guard Self.isSHA256(sha256) else { return }
-        PartialDownload.discard(path: home.partial(sha256: sha256), metaPath: home.partialMeta(sha256: sha256))
+        if let digest = SHA256Digest(hex: sha256) { discard(digest) }
     }
 
     // MARK: - One attempt (blocking, on an offloaded thread)
 
     enum AttemptFailure: Error {
-        case hashMismatch(actual: String, resumed: Bool)
+        case hashMismatch(actual: SHA256Digest, resumed: Bool)
         /// The server's own headers give the file another size than the signed one.
         case sizeMismatch(actual: Int64)
         /// 416, or a 206 whose range is not the one asked for.
@@ -141,17 +146,17 @@ public struct Downloader: Sendable {
 
     private func attempt(_ ref: BundleRef, source: Source, token: String?, cancellation: CancellationFlag,
                          progress: (@Sendable (DownloadProgress) -> Void)?) throws -> VerifiedDownload {
-        let partPath = home.partial(sha256: ref.sha256)
-        let metaPath = home.partialMeta(sha256: ref.sha256)
+        let partPath = home.partial(sha256: ref.digest.hex)
+        let metaPath = home.partialMeta(sha256: ref.digest.hex)
         let url = source.url(for: ref.path)
         let file = try PartialDownload(path: partPath, metaPath: metaPath)
-        let verified = VerifiedDownload(path: partPath, sha256: ref.sha256, size: ref.size)
+        let verified = VerifiedDownload(path: partPath, digest: ref.digest, size: ref.size)
 
         if file.size > ref.size { try file.restart() }
         if file.size == ref.size {
             // A complete partial (a crash after the last byte): the hash decides, no request needed.
             let actual = try file.finish()
-            guard actual == ref.sha256 else { throw AttemptFailure.hashMismatch(actual: actual, resumed: true) }
+            guard actual == ref.digest else { throw AttemptFailure.hashMismatch(actual: actual, resumed: true) }
             return verified
         }
 
@@ -210,16 +215,12 @@ public struct Downloader: Sendable {
             throw TransportError.network(reason: "the body ended after \(file.size) of \(ref.size) bytes")
         }
         let actual = try file.finish()
-        guard actual == ref.sha256 else { throw AttemptFailure.hashMismatch(actual: actual, resumed: resumedFrom > 0) }
+        guard actual == ref.digest else { throw AttemptFailure.hashMismatch(actual: actual, resumed: resumedFrom > 0) }
         return verified
     }
 
-    static func isSHA256(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-
+    /// The digest is well formed by its type (`SHA256Digest`); the path and size are checked here.
     static func validate(_ ref: BundleRef) throws {
-        guard isSHA256(ref.sha256) else { throw SyncError.malformed(what: "bundle reference", reason: "sha256 is not 64 lower-case hex digits") }
         guard TreePath.isSafe(ref.path) else { throw SyncError.malformed(what: "bundle reference", reason: "unsafe path \(ref.path.debugDescription)") }
         guard ref.size > 0 else { throw SyncError.malformed(what: "bundle reference", reason: "size must be positive") }
     }

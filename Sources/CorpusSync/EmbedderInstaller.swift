@@ -18,8 +18,8 @@ public struct EmbedderInstaller: Sendable {
 
     /// True when the model `info` names needs nothing from the network: model-free, or installed.
     public func isAvailable(_ info: EmbedderInfo) -> Bool {
-        guard let digest = info.digest else { return true }
-        guard EmbedderManifest.isValidID(info.id), InstalledEmbedder.isDigest(digest) else { return false }
+        guard let digest = info.modelDigest else { return true }
+        guard EmbedderManifest.isValidID(info.id) else { return false }
         return (try? InstalledEmbedder.check(directory: home.embedderDirectory(id: info.id, digest: digest), id: info.id, digest: digest)) != nil
     }
 
@@ -31,8 +31,9 @@ public struct EmbedderInstaller: Sendable {
     public func ensure(_ info: EmbedderInfo, for corpus: String, offered: [CatalogEmbedder], sources: [Source],
                        trustedKeys: [PublicKey], downloader: Downloader,
                        progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws -> FileLock? {
-        guard let digest = info.digest else { return nil }
-        guard EmbedderManifest.isValidID(info.id), InstalledEmbedder.isDigest(digest) else {
+        guard let digest = info.modelDigest else { return nil }
+        // The digest was checked as the manifest decoded; the id names a folder too.
+        guard EmbedderManifest.isValidID(info.id) else {
             throw SyncError.malformed(what: "embedder of \(corpus)", reason: "its id or digest is malformed")
         }
         let lock = try self.lock(id: info.id, wait: .upTo(seconds: 120))
@@ -53,7 +54,7 @@ public struct EmbedderInstaller: Sendable {
         do {
             // Models are shared by free and entitled corpora alike and are never gated: no token.
             let download = try await downloader.download(offer.artifact, from: sources, token: nil, progress: progress)
-            defer { downloader.discard(sha256: download.sha256) }
+            defer { downloader.discard(download.digest) }
             try install(artifactPath: download.path, id: info.id, digest: digest, dimension: info.dimension, trustedKeys: trustedKeys, locked: lock)
             return lock
         } catch {
@@ -70,7 +71,7 @@ public struct EmbedderInstaller: Sendable {
         guard let remote, let rootKey,
               let folder = home.currentVersionDirectory(remote: have.remote, id: have.id),
               let data = FileManager.default.contents(atPath: "\(folder)/\(BundleLayout.manifest)"),
-              let info = (try? Manifest.decode(data))?.embedder, let digest = info.digest, !isAvailable(info),
+              let info = (try? Manifest.decode(data))?.embedder, let digest = info.modelDigest, !isAvailable(info),
               offered.contains(where: { $0.id == info.id && $0.digest == digest }) else { return }
         let lock = try await ensure(info, for: have.qualifiedName, offered: offered, sources: remote.sources,
                                     trustedKeys: [rootKey], downloader: downloader)
@@ -79,7 +80,7 @@ public struct EmbedderInstaller: Sendable {
 
     /// Verifies an artifact file and extracts it as the model `id`/`digest`. The caller holds `locked`
     /// (from `lock(id:)`) or passes nil to have it taken here.
-    public func install(artifactPath: String, id: String, digest: String, dimension: Int, trustedKeys: [PublicKey],
+    public func install(artifactPath: String, id: String, digest: SHA256Digest, dimension: Int, trustedKeys: [PublicKey],
                         locked: FileLock? = nil) throws {
         let lock = try locked ?? self.lock(id: id, wait: .upTo(seconds: 120))
         defer { withExtendedLifetime(lock) {} }
@@ -112,7 +113,7 @@ public struct EmbedderInstaller: Sendable {
             let dir = "\(home.embedders)/\(id)"
             for name in ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted() {
                 let path = "\(dir)/\(name)"
-                let isModel = InstalledEmbedder.isDigest(name)
+                let isModel = SHA256Digest.isValid(name)
                 // With the lock held nobody is extracting, so anything that is not a model is a leftover.
                 guard !isModel || !referenced.contains("\(id)/\(name)") else { continue }
                 freed += HomeLayout.folderSize(path)
@@ -127,20 +128,13 @@ public struct EmbedderInstaller: Sendable {
     /// `id/digest` of the model every installed corpus's current version names.
     public func referenced() -> Set<String> {
         Set(home.installed().compactMap { v -> String? in
-            guard let e = v.manifest?.embedder, let digest = e.digest else { return nil }
+            guard let e = v.manifest?.embedder, let digest = e.modelDigest else { return nil }
             return "\(e.id)/\(digest)"
         })
     }
 
     /// The lock of one embedder id (`locks/embedder-<id>.lock`).
     public func lock(id: String, wait: FileLock.Wait) throws -> FileLock {
-        do {
-            try FileIO.createDirectory(home.locks)
-            return try FileLock(path: home.lockFile("embedder-\(id)"), wait: wait)
-        } catch SyncLockError.held(let path) {
-            throw SyncError.lockHeld(path: path)
-        } catch let e as FormatError {
-            throw SyncError.from(e)
-        }
+        try home.lock("embedder-\(id)", wait: wait)
     }
 }

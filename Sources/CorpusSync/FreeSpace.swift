@@ -9,7 +9,7 @@ enum FreeSpace {
     /// Bytes an unprivileged process may still write on the volume holding `path`.
     static func available(at path: String) throws -> Int64 {
         var st = statvfs()
-        let rc = SystemCallRetry.retrying { statvfs(path, &st) }
+        let rc = SystemCall.retrying { statvfs(path, &st) }
         guard rc == 0 else { throw SyncError.io(operation: "statvfs", path: path, errno: errno) }
         return Int64(st.f_bavail) * Int64(st.f_frsize)
     }
@@ -19,17 +19,6 @@ enum FreeSpace {
         let available = try available(at: path)
         guard available >= needed + margin else {
             throw SyncError.insufficientSpace(path: path, needed: needed, margin: margin, available: available)
-        }
-    }
-}
-
-enum SystemCallRetry {
-    /// Repeats a syscall interrupted by a signal (EINTR).
-    static func retrying(_ call: () -> Int32) -> Int32 {
-        while true {
-            let rc = call()
-            if rc == -1 && errno == EINTR { continue }
-            return rc
         }
     }
 }

@@ -15,10 +15,9 @@ enum InstalledVerifier {
         try io { try key.verify(signature, message: bytes) }
         let manifest = try io { try Manifest.decode(bytes) }
         for (name, info) in manifest.members.sorted(by: { $0.key < $1.key }) {
-            let (digest, size) = try io { try SHA256.hash(fileAt: "\(directory)/\(name)") }
+            let (actual, size) = try io { try SHA256.digest(fileAt: "\(directory)/\(name)") }
             guard size == info.size else { throw SyncError.sizeMismatch(file: name, expected: info.size, actual: size) }
-            let actual = Hex.encode(digest)
-            guard actual == info.sha256 else { throw SyncError.hashMismatch(file: name, expected: info.sha256, actual: actual) }
+            guard actual == info.sha256 else { throw SyncError.hashMismatch(file: name, expected: info.sha256.hex, actual: actual.hex) }
         }
     }
 }

@@ -30,12 +30,12 @@ public struct Installer: Sendable {
     public struct Expectation: Sendable {
         public var id: String
         public var version: CorpusVersion
-        public var contentDigest: String
+        public var content: SHA256Digest
 
-        public init(id: String, version: CorpusVersion, contentDigest: String) {
+        public init(id: String, version: CorpusVersion, content: SHA256Digest) {
             self.id = id
             self.version = version
-            self.contentDigest = contentDigest
+            self.content = content
         }
     }
 
@@ -58,7 +58,7 @@ public struct Installer: Sendable {
             manifest = try reader.manifest(trustedKeys: trustedKeys).manifest
         } catch let e as FormatError { throw SyncError.from(e) }
         if let expected {
-            guard manifest.id == expected.id, manifest.version == expected.version, manifest.contentDigest == expected.contentDigest else {
+            guard manifest.id == expected.id, manifest.version == expected.version, manifest.content == expected.content else {
                 throw SyncError.catalogMismatch(reason: "the bundle holds \(manifest.id) \(manifest.version), the catalog promised \(expected.id) \(expected.version)")
             }
         }
@@ -185,24 +185,14 @@ public struct Installer: Sendable {
     /// two processes installing different corpora could both pass it. Nil when nothing counts.
     func importGate(remote: String, id: String, bundled: Bool, limit: Int?, wait: FileLock.Wait) throws -> FileLock? {
         guard let limit, !bundled, home.currentVersionDirectory(remote: remote, id: id) == nil else { return nil }
-        let lock: FileLock
-        do {
-            lock = try FileLock(path: home.lockFile("import-limit"), wait: wait)
-        } catch SyncLockError.held(let path) {
-            throw SyncError.lockHeld(path: path)
-        }
+        let lock = try home.lock("import-limit", wait: wait)
         let used = home.installed().filter { !$0.record.bundled }.count
         guard used < limit else { throw SyncError.importLimit(used: used, limit: limit) }
         return lock
     }
 
     public func corpusLock(remote: String, id: String, wait: FileLock.Wait) throws -> FileLock {
-        try io { try FileIO.createDirectory(home.locks) }
-        do {
-            return try FileLock(path: home.lockFile("corpus-\(remote).\(id)"), wait: wait)
-        } catch SyncLockError.held(let path) {
-            throw SyncError.lockHeld(path: path)
-        }
+        try home.lock("corpus-\(remote).\(id)", wait: wait)
     }
 
     private func createFolders() throws {

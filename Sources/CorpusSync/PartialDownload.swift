@@ -66,13 +66,13 @@ final class PartialDownload {
         size += Int64(bytes.count)
     }
 
-    /// Returns the hex SHA-256 of everything written; the object is done afterwards.
+    /// Returns the SHA-256 of everything written; the object is done afterwards.
     ///
     /// No fsync: a partial is never trusted after a crash (reopening re-hashes it and the signed
     /// hash decides), the installer fsyncs what it extracts, and the file is deleted right after
     /// the install. Forcing a 1 GiB bundle to disk here cost most of a second per install.
-    func finish() throws -> String {
-        Hex.encode(digest.finalize())
+    func finish() throws -> SHA256Digest {
+        SHA256Digest(bytes: digest.finalize())
     }
 
     func saveMeta(_ meta: PartialMeta) throws {

@@ -146,15 +146,15 @@ extension CorpusClient {
             run.progress?(.verifying(name: name))
             do {
                 try run.installer.install(bundlePath: download.path, remote: offer.remote,
-                                          expected: .init(id: offer.entry.id, version: offer.entry.version, contentDigest: offer.entry.contentDigest),
+                                          expected: .init(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content),
                                           bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock,
                                           importLimit: run.importLimit)
             } catch {
                 // A bundle that does not install is of no use (or needs the space back).
-                run.downloader.discard(sha256: download.sha256)
+                run.downloader.discard(download.digest)
                 throw error
             }
-            run.downloader.discard(sha256: download.sha256)
+            run.downloader.discard(download.digest)
             LifecycleStep.reached("download-discarded")
             run.progress?(.installed(name: name, version: version))
             let kind: Outcome.Kind = repairing ? .repaired : (previous == nil ? .installed : .updated)
@@ -173,7 +173,7 @@ extension CorpusClient {
             }
         } catch let e as SyncError where e.isOutOfSpace {
             // A partial that filled the disk is worth less than the space it holds.
-            run.downloader.discard(sha256: offer.entry.bundle.sha256)
+            run.downloader.discard(offer.entry.bundle.digest)
             throw e
         }
     }

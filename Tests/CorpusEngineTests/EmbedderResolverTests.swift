@@ -10,7 +10,7 @@ import CorpusTestSupport
 struct StandInModelEmbedder: Embedder {
     let id = MiniLMEmbedder.identifier
     let dimension = 384
-    let modelDigest: String?
+    let modelDigest: SHA256Digest?
     func embed(_ texts: [String]) throws -> [[Float]] { try HashingEmbedder().embed(texts) }
 }
 
@@ -28,7 +28,7 @@ final class CountingEmbedder: Embedder {
 @Suite struct EmbedderResolverTests {
     /// Installs a model artifact made from the files in `modelFolder` into `home` as
     /// `embedders/all-MiniLM-L6-v2/<digest>/`, as the client would; returns the digest.
-    static func installModel(from modelFolder: String, home: String) throws -> String {
+    static func installModel(from modelFolder: String, home: String) throws -> SHA256Digest {
         let key = try SecretKey.generate()
         let artifact = "\(home)/../model-\(UUID().uuidString).embedder.zip"
         defer { FileIO.remove(artifact) }
@@ -78,7 +78,7 @@ final class CountingEmbedder: Embedder {
         let hit = try #require(hybrid.first { $0.document == "guide/storage.md" })
         #expect(hit.vectorRank == 1 && hit.lexicalRank == nil)
         // The model was loaded from HOME/embedders and is shared from now on.
-        let loaded = try library.embedders.embedder(for: EmbedderInfo(id: model.id, dimension: 384, encoding: "int8", digest: digest), corpus: "x")
+        let loaded = try library.embedders.embedder(for: EmbedderInfo(id: model.id, dimension: 384, encoding: "int8", modelDigest: digest), corpus: "x")
         #expect(loaded.modelDigest == digest)
         let sea = try await library.search("lighthouse lamp", options: SearchOptions(k: 1))
         #expect(sea.first?.corpus == "sea" && sea.first?.vectorRank == 1)
@@ -89,7 +89,7 @@ final class CountingEmbedder: Embedder {
         let home = dir.url("home")
         try FileIO.createDirectory(home)
         let installed = try Self.installModel(from: try Self.placeholderModel(dir), home: home)
-        let wanted = String(repeating: "5", count: 64)
+        let wanted = SHA256Digest.filled("5")
         var corpus = PackFixture(id: "ops", texts: Self.storage)
         corpus.embedder = StandInModelEmbedder(modelDigest: wanted)
         try corpus.install(home: home)
@@ -132,8 +132,12 @@ final class CountingEmbedder: Embedder {
 
     @Test func aMalformedDigestNeverBecomesAPath() throws {
         let resolver = EmbedderResolver(home: TempDirectory("resolver").path)
-        let info = EmbedderInfo(id: MiniLMEmbedder.identifier, dimension: 384, encoding: "int8", digest: "../../etc")
-        #expect(throws: EngineError.embedderUnsupported(corpus: "c", embedder: MiniLMEmbedder.identifier, reason: "its id or digest is malformed")) {
+        // The digest is refused where the manifest decodes: no `EmbedderInfo` can hold "../../etc".
+        let json = #"{"digest":"../../etc","dimension":384,"encoding":"int8","id":"all-MiniLM-L6-v2"}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(EmbedderInfo.self, from: Data(json.utf8)) }
+        // An id that would climb out of `embedders/` is refused by the resolver.
+        let info = EmbedderInfo(id: "../../etc", dimension: 384, encoding: "int8", modelDigest: .filled("7"))
+        #expect(throws: EngineError.embedderUnsupported(corpus: "c", embedder: "../../etc", reason: "its id or digest is malformed")) {
             try resolver.embedder(for: info, corpus: "c")
         }
     }
@@ -158,7 +162,7 @@ final class CountingEmbedder: Embedder {
     /// one vector list: the weak match of an unrelated corpus no longer gets vector rank 1.
     @Test func corporaOfOneModelShareOneVectorListRankedByScore() async throws {
         let home = TempDirectory("model-lists")
-        let model = StandInModelEmbedder(modelDigest: String(repeating: "7", count: 64))
+        let model = StandInModelEmbedder(modelDigest: .filled("7"))
         let texts = [("sea", ["the harbour wall breaks the waves", "the harbour in winter"]), ("garden", ["the tomatoes in the garden"])]
         for (id, passages) in texts {
             var f = PackFixture(id: id, texts: ["\(id).md": passages])

@@ -39,7 +39,7 @@ final class BundleFixture {
         manifest = Manifest(id: "sea-guide", version: CorpusVersion("1.2")!, title: "Sea guide", description: "Tides, harbours — et marées",
                             language: "en", license: "CC-BY-4.0",
                             embedder: EmbedderInfo(id: "hash-uni-bi-16-v1", dimension: 16, encoding: "int8"),
-                            documents: 1, passages: 200, contentDigest: ContentDigest.make(passageIDs: ids, embedderID: "hash-uni-bi-16-v1"))
+                            documents: 1, passages: 200, content: ContentDigest.make(passageIDs: ids, embedderID: "hash-uni-bi-16-v1"))
         home = dir.url("home")
         try FileManager.default.createDirectory(atPath: "\(home)/other", withIntermediateDirectories: true)
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: "\(home)/other/keep.txt"))
@@ -66,7 +66,7 @@ final class BundleFixture {
     }
 
     static func info(_ bytes: [UInt8]) -> MemberInfo {
-        MemberInfo(sha256: SHA256.hex(bytes), size: Int64(bytes.count))
+        MemberInfo(sha256: SHA256.digest(bytes), size: Int64(bytes.count))
     }
 
     /// The four members, stored, with a manifest signed for `declared` (default: what is actually stored).

@@ -44,10 +44,11 @@ import CorpusFormat
     }
 
     /// Canonical documents of every signed type: parsing and re-encoding must give the same bytes.
+    /// (Digests are 64 lower-case hex digits: `SHA256Digest` refuses anything else as it decodes.)
     static let documents: [String] = [
         #"{"content_digest":"4c5e8d0c7a0d4f0c6c6a3c1b5f5b1c9e2f2e0d7c6b5a4f3e2d1c0b9a8f7e6d5c","description":"Tides — et marées","documents":12,"embedder":{"dimension":384,"encoding":"int8","id":"hash-uni-bi-384-v1"},"format":1,"id":"sea-guide","language":"en","license":"CC-BY-4.0","members":{"pack.sqlite":{"sha256":"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff","size":123},"vectors.bin":{"sha256":"ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100","size":456}},"passages":40,"title":"Sea \"guide\"\n","version":"1.2.0"}"#,
-        #"{"content_digest":"aa","description":"","documents":1,"embedder":{"digest":"bb","dimension":16,"encoding":"f32","id":"minilm"},"format":1,"id":"x","language":"fr","license":"","members":{},"passages":1,"title":"t","version":"3"}"#,
-        #"{"corpora":[{"access":"entitled","bundle":{"path":"bundles/00.corpus.zip","sha256":"00","size":10},"bundled":false,"content_digest":"cd","description":"d","documents":1,"embedder":{"dimension":16,"encoding":"int8","id":"e"},"id":"a","language":"en","license":"l","passages":2,"tier":"pro","title":"A","version":"2026.11"}],"expires":"2026-12-29T00:00:00Z","format":1,"id":"demo","issued":"2026-11-29T00:00:00Z","root_version":1,"title":"Demo catalog","version":7}"#,
+        #"{"content_digest":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","description":"","documents":1,"embedder":{"digest":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb","dimension":16,"encoding":"f32","id":"minilm"},"format":1,"id":"x","language":"fr","license":"","members":{},"passages":1,"title":"t","version":"3"}"#,
+        #"{"corpora":[{"access":"entitled","bundle":{"path":"bundles/00.corpus.zip","sha256":"0000000000000000000000000000000000000000000000000000000000000000","size":10},"bundled":false,"content_digest":"cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd","description":"d","documents":1,"embedder":{"dimension":16,"encoding":"int8","id":"e"},"id":"a","language":"en","license":"l","passages":2,"tier":"pro","title":"A","version":"2026.11"}],"expires":"2026-12-29T00:00:00Z","format":1,"id":"demo","issued":"2026-11-29T00:00:00Z","root_version":1,"title":"Demo catalog","version":7}"#,
         #"{"format":1,"id":"demo","path":"catalogs/7.json","version":7}"#,
         #"{"created":"2026-11-29T20:05:00Z","format":1,"key":"RWQAAAAAAAAAAA==","key_id":"0011223344556677","version":2}"#,
     ]

@@ -31,7 +31,7 @@ import CorpusTestSupport
         }
 
         @discardableResult
-        func write(_ name: String = "m.embedder.zip", key: SecretKey? = nil) throws -> (path: String, digest: String) {
+        func write(_ name: String = "m.embedder.zip", key: SecretKey? = nil) throws -> (path: String, digest: SHA256Digest) {
             let path = dir.url(name)
             let r = try EmbedderArtifactWriter.write(modelDirectory: model, id: "all-MiniLM-L6-v2", dimension: 384, key: key ?? self.key, to: path)
             return (path, r.digest)
@@ -76,7 +76,7 @@ import CorpusTestSupport
         #expect(verified.manifest.dimension == 384)
         // The digest is the SHA-256 of embedder.json as extracted.
         let json = try Data(contentsOf: URL(fileURLWithPath: "\(f.home)/model/embedder.json"))
-        #expect(SHA256.hex(json) == digest)
+        #expect(SHA256.hex(json) == digest.hex)
         for (name, bytes) in f.files {
             #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(f.home)/model/\(name)"))) == bytes, "\(name)")
         }
@@ -169,13 +169,13 @@ import CorpusTestSupport
         let (path, digest) = try f.write()
         let folder = "\(f.home)/model"
         try EmbedderArtifactReader(path: path).extract(to: folder, trustedKeys: [f.key.publicKey])
-        let other = String(repeating: "ab", count: 32)
+        let other = SHA256Digest(hex: String(repeating: "ab", count: 32))!
         do {
             try InstalledEmbedder.check(directory: folder, id: "all-MiniLM-L6-v2", digest: other)
             Issue.record("a folder holding another digest must be refused")
         } catch let e as FormatError {
             guard case .hashMismatch(_, let expected, let actual) = e else { Issue.record("expected hashMismatch, got \(e)"); return }
-            #expect(expected == other && actual == digest)
+            #expect(expected == other.hex && actual == digest.hex)
         }
         // Truncated weights are caught by the cheap size check.
         let weights = "\(folder)/model.safetensors"
@@ -192,11 +192,11 @@ import CorpusTestSupport
         #expect(!String(decoding: bytes, as: UTF8.self).contains("embedders"))
         #expect(try Catalog.decode(bytes).embedders == nil)
 
-        let ref = BundleRef(path: "embedders/\(String(repeating: "c", count: 64)).embedder.zip", sha256: String(repeating: "c", count: 64), size: 10)
+        let ref = BundleRef(path: "embedders/\(String(repeating: "c", count: 64)).embedder.zip", digest: .filled("c"), size: 10)
         var with = c
-        with.embedders = [CatalogEmbedder(id: "all-MiniLM-L6-v2", dimension: 384, digest: String(repeating: "d", count: 64), artifact: ref)]
+        with.embedders = [CatalogEmbedder(id: "all-MiniLM-L6-v2", dimension: 384, digest: .filled("d"), artifact: ref)]
         let decoded = try Catalog.decode(try with.canonicalBytes())
-        #expect(decoded.embedder(id: "all-MiniLM-L6-v2", digest: String(repeating: "d", count: 64))?.artifact == ref)
+        #expect(decoded.embedder(id: "all-MiniLM-L6-v2", digest: .filled("d"))?.artifact == ref)
 
         with.embedders![0].artifact.path = "../escape.zip"
         #expect(throws: FormatError.malformed(what: "catalog", reason: "unsafe embedder reference for all-MiniLM-L6-v2")) {

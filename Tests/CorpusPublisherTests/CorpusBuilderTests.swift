@@ -44,7 +44,7 @@ import CorpusTestSupport
         var pids: [String] = []
         let p = try db.prepare("SELECT pid FROM passages")
         while try p.step() { pids.append(p.text(0)) }
-        #expect(summary.manifest.contentDigest == ContentDigest.make(passageIDs: pids, embedderID: HashingEmbedder.identifier))
+        #expect(summary.manifest.content == ContentDigest.make(passageIDs: pids, embedderID: HashingEmbedder.identifier))
         let vectors = try Data(contentsOf: URL(fileURLWithPath: "\(unpacked)/vectors.bin"))
         let header = try vectors.withUnsafeBytes { try VectorFileHeader.decode($0, fileSize: vectors.count) }
         #expect(header.rows == summary.passages && header.dimension == 384 && header.encoding == .int8)

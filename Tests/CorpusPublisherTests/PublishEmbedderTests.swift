@@ -62,8 +62,8 @@ import CorpusTestSupport
         }
         let offered = try #require(first.catalog.embedders?.first)
         let tides = try #require(first.catalog.corpora.first { $0.id == "tides" })
-        #expect(tides.embedder.id == MiniLMEmbedder.identifier && tides.embedder.digest == offered.digest)
-        #expect(first.catalog.corpora.first { $0.id == "plain" }?.embedder.digest == nil)
+        #expect(tides.embedder.id == MiniLMEmbedder.identifier && tides.embedder.modelDigest == offered.digest)
+        #expect(first.catalog.corpora.first { $0.id == "plain" }?.embedder.modelDigest == nil)
         // The artifact verifies against the publishing key and carries the digest the corpus names.
         let verified = try EmbedderArtifactReader(path: dir.url("public/\(offered.artifact.path)")).verifyAll(trustedKeys: [key.publicKey])
         #expect(verified.digest == offered.digest && verified.manifest.dimension == 384)

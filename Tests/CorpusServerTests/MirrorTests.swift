@@ -96,7 +96,7 @@ import CorpusTestSupport
         try fixture.publish()
         let embedder = try #require(try fixture.catalog().embedders?.first)
         let artifact = embedder.artifact.path
-        #expect(try fixture.catalog().corpora.first { $0.id == "tides" }?.embedder.digest == embedder.digest)
+        #expect(try fixture.catalog().corpora.first { $0.id == "tides" }?.embedder.modelDigest == embedder.digest)
         let upstream = try Upstream(fixture.tree)
         // The folder must outlive the run: a TempDirectory dropped at once is removed at once, and
         // the mirror then recreates the path where nothing removes it again (87 MB a run).
@@ -224,7 +224,7 @@ import CorpusTestSupport
         try MirrorTreeFixture.corpusd(["build", fixture.dir.url("catalog/tides"), "--id", "tides", "--version", "1",
                                        "--key", fixture.dir.url("keys/stranger.key"), "--out", stranger])
         let data = try #require(bytes(stranger))
-        let ref = BundleRef(path: TreeLayout.bundlePath(sha256: SHA256.hex(data)), sha256: SHA256.hex(data), size: Int64(data.count))
+        let ref = BundleRef(path: TreeLayout.bundlePath(sha256: SHA256.hex(data)), digest: SHA256.digest(data), size: Int64(data.count))
         try fixture.dir.write("public/\(ref.path)", data)
         var catalog = try fixture.catalog()
         catalog.version += 1

@@ -14,7 +14,7 @@ import Synchronization
     }
 
     func expectation(_ b: ClientTestEnvironment.Bundle) -> Installer.Expectation {
-        .init(id: b.manifest.id, version: b.manifest.version, contentDigest: b.manifest.contentDigest)
+        .init(id: b.manifest.id, version: b.manifest.version, content: b.manifest.content)
     }
 
     @Test func installPointsCurrentAtTheVersionFolderWithItsRecord() async throws {
@@ -38,8 +38,8 @@ import Synchronization
         let b = try env.bundle(id: "tides", version: "2", words: "ebb")
         try env.home.createFolders()
         let wrong: [(Installer.Expectation, String)] = [
-            (.init(id: "knots", version: b.manifest.version, contentDigest: b.manifest.contentDigest), "the catalog promised knots 2"),
-            (.init(id: "tides", version: CorpusVersion("3")!, contentDigest: b.manifest.contentDigest), "the catalog promised tides 3"),
+            (.init(id: "knots", version: b.manifest.version, content: b.manifest.content), "the catalog promised knots 2"),
+            (.init(id: "tides", version: CorpusVersion("3")!, content: b.manifest.content), "the catalog promised tides 3"),
         ]
         for (expected, promise) in wrong {
             await env.expectRefusal(.catalogMismatch(reason: "the bundle holds tides 2, \(promise)")) {
@@ -48,7 +48,7 @@ import Synchronization
         }
         // Same id and version, other content: still another bundle than the catalog signed for.
         var otherDigest = expectation(b)
-        otherDigest.contentDigest = String(repeating: "0", count: 64)
+        otherDigest.content = .filled("0")
         await env.expectRefusal(.catalogMismatch(reason: "the bundle holds tides 2, the catalog promised tides 2")) {
             try installer(env).install(bundlePath: b.path, remote: "main", expected: otherDigest, bundled: false, trustedKeys: [env.key.publicKey])
         }

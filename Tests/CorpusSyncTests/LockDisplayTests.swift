@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import CorpusFormat
+import CorpusTestSupport
 @testable import CorpusSync
 
 /// The client shows a corpus as locked exactly when the server would refuse the token for it:
@@ -11,8 +12,8 @@ import CorpusFormat
         OfferedCorpus(remote: "main", entry: CatalogEntry(
             id: "atlas", version: CorpusVersion("1")!, title: "Atlas", description: "", language: "en", license: "",
             access: .entitled, tier: nil, bundled: false,
-            bundle: BundleRef(path: "bundles/x.corpus.zip", sha256: String(repeating: "0", count: 64), size: 1),
-            documents: 1, passages: 1, embedder: EmbedderInfo(id: "e", dimension: 4, encoding: "int8"), contentDigest: "d"))
+            bundle: BundleRef(path: "bundles/x.corpus.zip", digest: .filled("0"), size: 1),
+            documents: 1, passages: 1, embedder: EmbedderInfo(id: "e", dimension: 4, encoding: "int8"), content: .filled("d")))
     }
 
     static func client(audience: String?) throws -> CorpusClient {

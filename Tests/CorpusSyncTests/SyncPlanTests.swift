@@ -1,13 +1,14 @@
 import Testing
 import Foundation
 import CorpusFormat
+import CorpusTestSupport
 @testable import CorpusSync
 
 private func entry(_ id: String, _ version: String, bundled: Bool = false) -> CatalogEntry {
     CatalogEntry(id: id, version: CorpusVersion(version)!, title: id, description: "", language: "en", license: "",
                  access: .free, tier: nil, bundled: bundled,
-                 bundle: BundleRef(path: "bundles/x.corpus.zip", sha256: String(repeating: "0", count: 64), size: 1),
-                 documents: 1, passages: 1, embedder: EmbedderInfo(id: "e", dimension: 4, encoding: "int8"), contentDigest: "d")
+                 bundle: BundleRef(path: "bundles/x.corpus.zip", digest: .filled("0"), size: 1),
+                 documents: 1, passages: 1, embedder: EmbedderInfo(id: "e", dimension: 4, encoding: "int8"), content: .filled("d"))
 }
 
 private func have(_ id: String, _ version: String, remote: String = "main", bundled: Bool = false) -> InstalledCorpusRecord {

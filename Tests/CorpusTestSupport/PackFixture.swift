@@ -91,14 +91,14 @@ public struct PackFixture {
 
         var members: [String: MemberInfo] = [:]
         for (name, path) in [(BundleLayout.pack, packPath), (BundleLayout.vectors, vectorsPath)] {
-            let (digest, size) = try SHA256.hash(fileAt: path)
-            members[name] = MemberInfo(sha256: Hex.encode(digest), size: size)
+            let (digest, size) = try SHA256.digest(fileAt: path)
+            members[name] = MemberInfo(sha256: digest, size: size)
         }
         let manifest = Manifest(id: id, version: try CorpusVersion.parse(version), title: title,
                                 embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: encoding.name,
-                                                       digest: embedder.modelDigest),
+                                                       modelDigest: embedder.modelDigest),
                                 documents: documents.count, passages: texts.count,
-                                contentDigest: ContentDigest.make(passageIDs: pids, embedderID: embedder.id), members: members)
+                                content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id), members: members)
         try FileIO.writeAtomically(try manifest.canonicalBytes(), to: "\(folder)/\(BundleLayout.manifest)")
     }
 

@@ -66,16 +66,16 @@ public final class ServerTestTree: @unchecked Sendable {
             bytes[i] = UInt8(truncatingIfNeeded: x)
         }
         let data = Data(bytes)
-        let sha = SHA256.hex(data)
-        let path = TreeLayout.bundlePath(sha256: sha)
+        let sha = SHA256.digest(data)
+        let path = TreeLayout.bundlePath(sha256: sha.hex)
         try dir.write(path, data)
         bundlePaths[spec.id] = path
         bundleBytes[spec.id] = data
         return CatalogEntry(id: spec.id, version: CorpusVersion("1")!, title: spec.id, description: "test corpus \(spec.id)",
                             language: "en", license: "CC0-1.0", access: spec.access, tier: spec.tier, bundled: false,
-                            bundle: BundleRef(path: path, sha256: sha, size: Int64(spec.size)), documents: 1, passages: 1,
+                            bundle: BundleRef(path: path, digest: sha, size: Int64(spec.size)), documents: 1, passages: 1,
                             embedder: EmbedderInfo(id: "hash-uni-bi-384-v1", dimension: 384, encoding: "int8"),
-                            contentDigest: String(repeating: "0", count: 64))
+                            content: SHA256Digest(hex: String(repeating: "0", count: 64))!)
     }
 
     /// Writes `catalogs/N.json` and its signature, then points `catalog.json` at it (last, as publish does).

@@ -35,7 +35,7 @@ extension StaticTreeFixture {
         return CatalogEntry(id: claimID ?? m.id, version: claimVersion.flatMap(CorpusVersion.init) ?? m.version, title: title ?? m.title,
                             description: description ?? "test corpus \(m.id)", language: "en", license: "CC0-1.0", access: access, tier: tier,
                             bundled: bundled, bundle: ref, documents: m.documents, passages: m.passages, embedder: m.embedder,
-                            contentDigest: m.contentDigest)
+                            content: m.content)
     }
 }
 

@@ -24,8 +24,8 @@ public final class StaticTreeFixture: @unchecked Sendable {
         let key = try SecretKey.generate()
         rootKeys = [key]
         bundle = Self.bytes(count: bundleSize, seed: 7)
-        let sha = SHA256.hex(bundle)
-        bundleRef = BundleRef(path: TreeLayout.bundlePath(sha256: sha), sha256: sha, size: Int64(bundle.count))
+        let sha = SHA256.digest(bundle)
+        bundleRef = BundleRef(path: TreeLayout.bundlePath(sha256: sha.hex), digest: sha, size: Int64(bundle.count))
         try directory.write(bundleRef.path, bundle)
         try writeRootDocument(version: 1, key: key.publicKey, signer: key)
         try directory.write("keys/root.pub", key.publicKey.fileText)
@@ -52,7 +52,7 @@ public final class StaticTreeFixture: @unchecked Sendable {
         CatalogEntry(id: id, version: CorpusVersion(version)!, title: "Sea guide", description: "Tides and knots", language: "en",
                      license: "CC-BY-4.0", access: .free, tier: nil, bundled: false, bundle: ref ?? bundleRef,
                      documents: 3, passages: 12, embedder: EmbedderInfo(id: "hash-uni-bi-384-v1", dimension: 384, encoding: "int8"),
-                     contentDigest: String(repeating: "ab", count: 32))
+                     content: SHA256Digest(hex: String(repeating: "ab", count: 32))!)
     }
 
     /// Writes `catalogs/<version>.json` (+ `.minisig` unless `signed` is false) and, by default, points `catalog.json` at it.
@@ -106,8 +106,8 @@ public final class StaticTreeFixture: @unchecked Sendable {
 
     /// Stores other bytes under a content-addressed name and returns their reference.
     public func addBundle(_ data: Data) throws -> BundleRef {
-        let sha = SHA256.hex(data)
-        let ref = BundleRef(path: TreeLayout.bundlePath(sha256: sha), sha256: sha, size: Int64(data.count))
+        let sha = SHA256.digest(data)
+        let ref = BundleRef(path: TreeLayout.bundlePath(sha256: sha.hex), digest: sha, size: Int64(data.count))
         try directory.write(ref.path, data)
         return ref
     }

@@ -56,8 +56,8 @@ import CorpusTestSupport
         let catalog = try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: dir.url("public/\(pointer["path"] as! String)"))))
         let offered = try #require(catalog.embedders?.first)
         let ops = try #require(catalog.corpora.first { $0.id == "ops" })
-        #expect(ops.embedder.id == "all-MiniLM-L6-v2" && ops.embedder.digest == offered.digest)
-        #expect(catalog.corpora.first { $0.id == "sea" }?.embedder.digest == nil)
+        #expect(ops.embedder.id == "all-MiniLM-L6-v2" && ops.embedder.modelDigest == offered.digest)
+        #expect(catalog.corpora.first { $0.id == "sea" }?.embedder.modelDigest == nil)
 
         let server = try ServerProcess(corpusd, ["serve", dir.url("public"), "--listen", "127.0.0.1:{PORT}"])
         defer { server.stop() }
