@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CorpusSync", targets: ["CorpusSync"]),
         .library(name: "CorpusPublisher", targets: ["CorpusPublisher"]),
         .library(name: "CorpusServer", targets: ["CorpusServer"]),
+        .library(name: "CorpusMirror", targets: ["CorpusMirror"]),
         .executable(name: "corpus", targets: ["corpus"]),
         .executable(name: "corpusd", targets: ["corpusd"]),
     ],
@@ -31,11 +32,19 @@ let package = Package(
         .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip", "CZlib"]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl"]),
-        .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CSQLite", "CXML2", "CZip"]),
-        .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CorpusSync", "CMicroHTTPD"]),
-        .target(name: "CorpusCLI", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusSync", "CorpusPublisher", "CorpusServer"]),
-        .executableTarget(name: "corpus", dependencies: ["CorpusCLI", "CorpusSync"]),
-        .executableTarget(name: "corpusd", dependencies: ["CorpusCLI"]),
+        .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
+        .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CMicroHTTPD"]),
+        .target(name: "CorpusMirror", dependencies: ["CorpusFormat", "CorpusSync"]),
+        // The command line: a kit both executables share, then each executable's commands. The
+        // client's never reach the server or publisher, so `corpus` links neither libmicrohttpd
+        // nor libxml2. Every module a CLI module imports is listed (CorpusFormat's values; for
+        // corpusd the mirror's API, made of CorpusSync's types, and the publisher's SQLiteError),
+        // not left to come along with another dependency.
+        .target(name: "CorpusCLIKit", dependencies: ["CorpusFormat"]),
+        .target(name: "CorpusClientCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusSync", "CorpusEngine"]),
+        .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync"]),
+        .executableTarget(name: "corpus", dependencies: ["CorpusClientCLI", "CorpusSync"]),
+        .executableTarget(name: "corpusd", dependencies: ["CorpusServerCLI"]),
         .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher"], path: "Benchmarks/corpus-bench"),
 
         .target(name: "CorpusTestSupport", dependencies: ["CorpusFormat", "CorpusEngine", "CZip"], path: "Tests/CorpusTestSupport"),
@@ -44,6 +53,10 @@ let package = Package(
         .testTarget(name: "CorpusPublisherTests", dependencies: ["CorpusPublisher", "CorpusTestSupport"]),
         .testTarget(name: "CorpusSyncTests", dependencies: ["CorpusSync", "CorpusTestSupport"]),
         .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
+        // The upstream of the mirror tests is a real `HTTPServer`, hence CorpusServer.
+        .testTarget(name: "CorpusMirrorTests", dependencies: ["CorpusMirror", "CorpusServer", "CorpusSync", "CorpusTestSupport"]),
+        .testTarget(name: "CorpusCLITests", dependencies: ["CorpusCLIKit", "CorpusClientCLI", "CorpusServerCLI", "CorpusFormat", "CorpusEngine",
+                                                           "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

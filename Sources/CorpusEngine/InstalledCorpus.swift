@@ -60,11 +60,12 @@ public final class InstalledCorpus: @unchecked Sendable {
         }
         guard FileIO.exists(packPath) else { throw EngineError.io(operation: "open", path: packPath, errno: ENOENT) }
 
-        let db: Database
+        let connection: Connection
         do {
-            db = try Database(path: packPath, mode: .readOnly)
+            let db = try Database(path: packPath, mode: .readOnly)
             try Self.checkSchema(db, name: name)
             try Self.checkContents(db, manifest: manifest, name: name)
+            connection = try Connection(db)
         } catch let e as SQLiteError {
             throw EngineError.sqlite(corpus: name, e)
         }
@@ -83,7 +84,7 @@ public final class InstalledCorpus: @unchecked Sendable {
         self.manifest = manifest
         self.folder = folder
         self.vectors = vectors
-        self.connection = Mutex(try Connection(db))
+        self.connection = Mutex(connection)
     }
 
     /// `sqlite_schema` must hold no trigger or view, and the format's tables.

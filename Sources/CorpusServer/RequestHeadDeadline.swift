@@ -1,4 +1,4 @@
-internal import CMicroHTTPD
+internal import CMicroHTTPD  // SHUT_RDWR: <sys/socket.h> comes in through the libmicrohttpd shim
 import Foundation
 import Synchronization
 

@@ -11,20 +11,17 @@ public struct CorpusClient: Sendable {
     public var token: String?
     public var retry: RetryPolicy
     public var httpConfiguration: HTTPClientConfiguration
-    public var packCheck: @Sendable (String) throws -> Void
     /// How long an install waits for another process working on the same corpus.
     public var lockWait: FileLock.Wait = .upTo(seconds: 30)
     /// The total time one remote's catalog refresh may take (`CatalogFetcher.deadline`).
     public var catalogDeadline: Double? = CatalogFetcher.defaultDeadline
 
     public init(home: HomeLayout, token: String? = nil, retry: RetryPolicy = RetryPolicy(),
-                httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
-                packCheck: @escaping @Sendable (String) throws -> Void) {
+                httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration()) {
         self.home = home
         self.token = token
         self.retry = retry
         self.httpConfiguration = httpConfiguration
-        self.packCheck = packCheck
     }
 
     /// The token stored by `corpus login`, or nil.
@@ -60,12 +57,11 @@ public struct CorpusClient: Sendable {
     /// Pins a catalog's root key. No network: the first fetch verifies against the pinned key.
     public func addRemote(name: String, url: String, mirrors: [String], trust: PublicKey) throws -> Remote {
         let remote = try Remote(name: name, url: url, mirrors: mirrors, rootKey: trust)
-        guard name != HomeLayout.localRemote else {
-            throw SyncError.malformed(what: "remote name", reason: "\"local\" is reserved for imported bundles")
-        }
+        guard name != HomeLayout.localRemote else { throw SyncError.reservedRemoteName(name) }
         var config = try ClientConfig.load(home)
         if let existing = config.remote(named: name), existing.rootKey != remote.rootKey {
-            throw SyncError.malformed(what: "remote \(name)", reason: "it is already pinned to another key; remove it first to re-pin")
+            let pinned = (try? existing.pinnedKey().keyID.description) ?? "(unreadable)"
+            throw SyncError.remotePinned(name: name, pinnedKeyID: pinned, givenKeyID: trust.keyID.description)
         }
         config.remotes.removeAll { $0.name == name }
         config.remotes.append(remote)
@@ -267,7 +263,7 @@ public struct CorpusClient: Sendable {
             let used = installed().filter { !$0.record.bundled }.count
             if used >= limit { throw SyncError.importLimit(used: used, limit: limit) }
         }
-        let installedManifest = try Installer(home: home, packCheck: packCheck)
+        let installedManifest = try Installer(home: home)
             .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys,
                      importLimit: limit)
         // A key given with --trust is remembered, so that `verify` can check this corpus later.
@@ -282,10 +278,10 @@ public struct CorpusClient: Sendable {
         let p = SyncPlanner(offered: [], installed: installed().map(\.record.asRecord), importLimit: nil)
         switch p.resolveInstalled(name) {
         case let .success(r):
-            try Installer(home: home, packCheck: packCheck).remove(remote: r.remote, id: r.id)
+            try Installer(home: home).remove(remote: r.remote, id: r.id)
             return r
         case .failure(.ambiguous(let c)):
-            throw SyncError.malformed(what: "corpus name \(name)", reason: "several are installed; use one of \(c.joined(separator: ", "))")
+            throw SyncError.ambiguousName(name: name, candidates: c)
         case .failure:
             throw SyncError.notInstalled(name: name)
         }
@@ -333,7 +329,7 @@ public struct CorpusClient: Sendable {
     public func gc() throws -> GCReport {
         var report = GCReport()
         let fm = FileManager.default
-        let installer = Installer(home: home, packCheck: packCheck)
+        let installer = Installer(home: home)
         for remote in ((try? fm.contentsOfDirectory(atPath: home.corpora)) ?? []).sorted() where Identifier.isValid(remote) {
             for id in ((try? fm.contentsOfDirectory(atPath: home.corpora(remote))) ?? []).sorted() where Identifier.isValid(id) {
                 guard let lock = try? installer.corpusLock(remote: remote, id: id, wait: .no) else { continue }

@@ -1,3 +1,4 @@
+import CorpusEngine
 import CorpusFormat
 import Foundation
 
@@ -7,7 +8,7 @@ import Foundation
 /// 1. take the corpus lock;
 /// 2. extract into `staging/` (same volume) with every format check (`BundleReader.extract`);
 /// 3. check the manifest is the one the catalog promised (id, version, content digest);
-/// 4. open the pack once the way the engine will (`packCheck`), with an integrity check;
+/// 4. open the pack once the way the engine will, with an integrity check (`InstalledCorpus.checkExtracted`);
 /// 5. write `install.json`; for a new corpus under an import limit, take the home's import lock
 ///    and count the imported corpora again (another process may have added one since the plan);
 /// 6. rename the staging folder to `versions/<version>`;
@@ -18,12 +19,9 @@ import Foundation
 /// so no version folder is ever seen with some of its files gone.
 public struct Installer: Sendable {
     public let home: HomeLayout
-    /// Opens an extracted version folder as the engine would and throws if it cannot be searched.
-    public let packCheck: @Sendable (String) throws -> Void
 
-    public init(home: HomeLayout, packCheck: @escaping @Sendable (String) throws -> Void) {
+    public init(home: HomeLayout) {
         self.home = home
-        self.packCheck = packCheck
     }
 
     /// What the bundle must contain, from the signed catalog (or nil for a local import).
@@ -70,7 +68,7 @@ public struct Installer: Sendable {
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
         var staged: String?
         defer { if let staged { FileIO.remove(staged) } }
-        if !isReusable(versionDir, manifest: manifest, trustedKeys: trustedKeys) {
+        if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: trustedKeys) {
             // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
             let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
             staged = staging
@@ -83,11 +81,9 @@ public struct Installer: Sendable {
             } catch let e as FormatError { throw SyncError.from(e) }
             LifecycleStep.reached("extracted")
             do {
-                try packCheck(staging)
-            } catch let e as SyncError {
-                throw e
-            } catch {
-                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", reason: String(describing: error))
+                try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
+            } catch let e as EngineError {
+                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
             }
             LifecycleStep.reached("pack-checked")
             let size = FileIO.fileSize(bundlePath) ?? 0
@@ -118,14 +114,14 @@ public struct Installer: Sendable {
     /// True when `versions/<version>` already holds this exact, complete version (a rerun after a
     /// crash between the rename and the link, or a reinstall of a version `gc` has not removed):
     /// its files match its signed manifest, which is the one being installed, and the pack opens.
-    func isReusable(_ versionDir: String, manifest: Manifest, trustedKeys: [PublicKey]) -> Bool {
+    func isReusable(_ versionDir: String, remote: String, manifest: Manifest, trustedKeys: [PublicKey]) -> Bool {
         guard let record = InstallRecord.read(versionDirectory: versionDir),
               record.id == manifest.id, record.version == manifest.version,
               let bytes = FileManager.default.contents(atPath: "\(versionDir)/\(BundleLayout.manifest)"),
               (try? Manifest.decode(bytes)) == manifest else { return false }
         do {
             try InstalledVerifier.verify(directory: versionDir, trustedKeys: trustedKeys)
-            try packCheck(versionDir)
+            try InstalledCorpus.checkExtracted(folder: versionDir, remote: remote)
             return true
         } catch {
             return false

@@ -1,3 +1,4 @@
+import CorpusEngine
 import CorpusFormat
 import Foundation
 
@@ -21,7 +22,7 @@ extension CorpusClient {
                  offered: [OfferedCorpus] = [], progress: (@Sendable (Progress) -> Void)?) async throws -> [Outcome] {
         let run = Execution(config: try ClientConfig.load(home), importLimit: try importLimit(),
                             downloader: Downloader(home: home, client: try HTTPClient(configuration: httpConfiguration), retry: retry),
-                            installer: Installer(home: home, packCheck: packCheck), roots: roots, embedders: embedders,
+                            installer: Installer(home: home), roots: roots, embedders: embedders,
                             offered: offered, progress: progress)
         // Shared while downloading, so `gc` (which takes it exclusively) never deletes a live partial.
         var downloadsLock = plan.contains(where: \.needsDownload) ? try sharedDownloadsLock() : nil
@@ -52,7 +53,7 @@ extension CorpusClient {
     static func error(for refusal: SyncRefusal, name: String) -> SyncError {
         switch refusal {
         case .notFound: return .notFound(file: "corpus \(name)")
-        case let .ambiguous(candidates): return .malformed(what: "corpus name \(name)", reason: "it is offered by several catalogs; use one of \(candidates.joined(separator: ", "))")
+        case let .ambiguous(candidates): return .ambiguousName(name: name, candidates: candidates)
         case let .versionNotOffered(v): return .notFound(file: "version \(v) of \(name)")
         case let .importLimit(used, limit): return .importLimit(used: used, limit: limit)
         }
@@ -77,7 +78,7 @@ extension CorpusClient {
             return Outcome(name: have.qualifiedName, kind: .failed, version: have.version.description, error: e)
         } catch {
             return Outcome(name: have.qualifiedName, kind: .failed, version: have.version.description,
-                           error: .malformed(what: have.qualifiedName, reason: String(describing: error)))
+                           error: .carrying(error, what: have.qualifiedName))
         }
     }
 
@@ -104,14 +105,17 @@ extension CorpusClient {
     func fullCheck(directory: String, remote: String, name: String) -> SyncError? {
         do {
             try InstalledVerifier.verify(directory: directory, trustedKeys: verificationKeys(for: remote))
-            try packCheck(directory)
-            return nil
-        } catch let e as SyncError {
-            return e
-        } catch let e as FormatError {
-            return .from(e)
         } catch {
-            return .unsafePack(corpus: name, reason: String(describing: error))
+            return .carrying(error, what: name)
+        }
+        do {
+            try InstalledCorpus.checkExtracted(folder: directory, remote: remote)
+            return nil
+        } catch let e as EngineError {
+            // Every refusal of the pack check, whether or not it is one of trust: the folder is unusable.
+            return .unsafePack(corpus: name, cause: e)
+        } catch {
+            return .carrying(error, what: name)
         }
     }
 
@@ -162,7 +166,7 @@ extension CorpusClient {
         } catch let e as SyncError {
             return Outcome(name: name, kind: .failed, version: repairing ? version : nil, error: e)
         } catch {
-            return Outcome(name: name, kind: .failed, error: .malformed(what: name, reason: String(describing: error)))
+            return Outcome(name: name, kind: .failed, error: .carrying(error, what: name))
         }
     }
 

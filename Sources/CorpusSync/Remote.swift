@@ -21,10 +21,15 @@ public struct Remote: Codable, Hashable, Sendable {
     }
 
     public init(name: String, url: String, mirrors: [String] = [], rootKey: PublicKey, rootVersion: Int = 1) throws {
-        try Identifier.validate(name, what: "remote name")
+        do {
+            try Identifier.validate(name, what: "remote name")
+        } catch let FormatError.malformed(what, reason) {
+            // What the user typed as a name, not something a publisher sent: a usage mistake.
+            throw SyncError.invalidRemote(reason: "\(what) \(reason)")
+        }
         for u in [url] + mirrors {
             guard let scheme = URLComponents(string: u)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw SyncError.malformed(what: "remote URL", reason: "\(u) is not an http or https URL")
+                throw SyncError.invalidRemote(reason: "remote URL \(u) is not an http or https URL")
             }
         }
         self.name = name

@@ -15,6 +15,11 @@ public struct RetryPolicy: Sendable, Hashable {
         self.maxBackoff = maxBackoff
     }
 
+    /// The same attempts with every wait multiplied by `factor` (tests shrink them).
+    public func scaled(by factor: Double) -> RetryPolicy {
+        RetryPolicy(attemptsPerSource: attemptsPerSource, initialBackoff: initialBackoff * factor, maxBackoff: maxBackoff * factor)
+    }
+
     /// Seconds to wait after failed attempt `attempt` (1-based) before the next one on the same source.
     public func backoff(afterAttempt attempt: Int) -> Double {
         min(maxBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))

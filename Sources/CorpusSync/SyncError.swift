@@ -1,3 +1,4 @@
+import CorpusEngine
 import CorpusFormat
 import Foundation
 
@@ -22,8 +23,9 @@ public enum SyncError: Error, Equatable, Sendable {
     /// A signed or fetched document could not be used (fishy ids, bad JSON, bad paths).
     case malformed(what: String, reason: String)
     /// A bundle whose signature and hashes hold but whose pack does not open or fails SQLite's
-    /// integrity check (corrupt pages, triggers in its schema): refused at install, not at query time.
-    case unsafePack(corpus: String, reason: String)
+    /// integrity check (corrupt pages, triggers in its schema): refused at install, not at query
+    /// time. `cause` is the engine's refusal (`InstalledCorpus.checkExtracted`), as it was thrown.
+    case unsafePack(corpus: String, cause: EngineError)
 
     // Content (exit 3); the partial download is already discarded when these are thrown.
     case hashMismatch(file: String, expected: String, actual: String)
@@ -58,10 +60,28 @@ public enum SyncError: Error, Equatable, Sendable {
     case lockHeld(path: String)
     case notInstalled(name: String)
 
+    // A mistake in what was asked (exit 2); nothing was done. Never a refusal to trust something.
+    /// `name` (an `id` without its catalog) names several corpora, offered or installed;
+    /// `candidates` are their `catalog/id` names, sorted.
+    case ambiguousName(name: String, candidates: [String])
+    /// `remote add` for a name already pinned to another root key: re-pinning needs `remote remove` first.
+    case remotePinned(name: String, pinnedKeyID: String, givenKeyID: String)
+    /// The remote name `local` is the home's own, for imported bundles.
+    case reservedRemoteName(String)
+    /// A remote name that is not a valid id, or a remote URL that is not http or https.
+    case invalidRemote(reason: String)
+
     case cancelled
+    /// An error of another layer that no case describes, carried as it was thrown (`carrying`): an
+    /// unexpected failure, never reported as a refusal to trust something.
+    case unexpected(what: String, cause: UnderlyingError)
 
     public enum Category: Sendable {
         case verification, network, notFound, localIO, entitlement, cancelled
+        /// The caller asked for something that cannot be done as asked (a mistake, not an attack).
+        case usage
+        /// Unexpected (`unexpected`): a bug, or a failure of a kind the client does not know.
+        case failure
     }
 
     public var category: Category {
@@ -75,6 +95,21 @@ public enum SyncError: Error, Equatable, Sendable {
         case .lockHeld: return .localIO
         case .insufficientSpace, .io, .localFileDamaged: return .localIO
         case .cancelled: return .cancelled
+        case .ambiguousName, .remotePinned, .reservedRemoteName, .invalidRemote: return .usage
+        case .unexpected: return .failure
+        }
+    }
+
+    /// Any error met while working on `what` (a corpus), as the client's own: a `SyncError` as it
+    /// is, a format refusal by its meaning (`from`), an engine refusal of a pack as `unsafePack`,
+    /// cancellation as `cancelled`, and anything else carried whole in `unexpected`.
+    static func carrying(_ error: any Error, what: String) -> SyncError {
+        switch error {
+        case let e as SyncError: return e
+        case let e as FormatError: return .from(e)
+        case let e as EngineError where e.isVerificationRefusal: return .unsafePack(corpus: what, cause: e)
+        case is CancellationError: return .cancelled
+        default: return .unexpected(what: what, cause: UnderlyingError(error))
         }
     }
 
@@ -106,7 +141,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .expired(at): return "the catalog expired at \(at)"
         case let .catalogMismatch(reason): return "the catalog does not match: \(reason)"
         case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
-        case let .unsafePack(corpus, reason): return "the pack of \(corpus) is not safe to search: \(reason)"
+        case let .unsafePack(corpus, cause): return "the pack of \(corpus) is not safe to search: \(cause)"
         case let .hashMismatch(file, expected, actual): return "\(file): SHA-256 is \(actual), the signed catalog says \(expected)"
         case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
         case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"
@@ -124,9 +159,22 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .lockHeld(path): return "another corpus process is working on this (lock \(path))"
         case let .notInstalled(name): return "\(name) is not installed"
         case .cancelled: return "cancelled"
+        case let .ambiguousName(name, candidates):
+            return "corpus name \(name) is ambiguous: it names \(Self.list(candidates))"
+        case let .remotePinned(name, pinned, given):
+            return "remote \(name) is already pinned to key \(pinned); refused to pin it to key \(given)"
+        case let .reservedRemoteName(name):
+            return "the remote name \(name) is reserved for bundles installed with corpus import"
+        case let .invalidRemote(reason): return reason
+        case let .unexpected(what, cause): return "\(what): \(cause)"
         }
     }
     public var errorDescription: String? { description }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func list(_ names: [String]) -> String {
+        names.count <= 2 ? names.joined(separator: " and ") : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+    }
 }
 
 extension SyncError {

@@ -1,7 +1,7 @@
-import CorpusCLI
+import CorpusClientCLI
 import Foundation
 
 #if DEBUG
 CrashTestHarness.installIfArmed()
 #endif
-exit(await CorpusCommand.main(CommandLine.arguments))
+exit(await ClientProgram.main(CommandLine.arguments))

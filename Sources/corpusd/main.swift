@@ -1,4 +1,4 @@
-import CorpusCLI
+import CorpusServerCLI
 import Foundation
 
-exit(await CorpusdCommand.main(CommandLine.arguments))
+exit(await ServerProgram.main(CommandLine.arguments))

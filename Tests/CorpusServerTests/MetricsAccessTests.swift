@@ -55,8 +55,7 @@ import CorpusTestSupport
         #expect(try f.get("/metrics").status == 404)
         #expect(try f.get("/catalog.json").status == 200)
         let auth = ["Authorization": "Bearer " + Self.scrapeToken]
-        // The request above is counted when libmicrohttpd reports it finished, which can be just
-        // after the client has read the response.
+        // A request is counted when its response has ended, which may be just after the client read it.
         #expect(try f.eventually {
             let scrape = try ServerTestClient.request(port: port, "GET", "/metrics", headers: auth)
             return scrape.status == 200 && scrape.text.contains("corpusd_requests_total{status=\"200\"}")

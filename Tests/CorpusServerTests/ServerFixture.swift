@@ -5,10 +5,9 @@ import CorpusTestSupport
 @testable import CorpusServer
 
 /// Collects access-log entries from server threads.
-final class LogCollector: Sendable {
-    private let entries = Mutex([AccessLogEntry]())
-    func append(_ e: AccessLogEntry) { entries.withLock { $0.append(e) } }
-    var all: [AccessLogEntry] { entries.withLock { $0 } }
+typealias LogCollector = Collected<AccessLogEntry>
+
+extension Collected<AccessLogEntry> {
     var lines: [String] { all.map(\.description) }
 }
 

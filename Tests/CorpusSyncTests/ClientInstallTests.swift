@@ -157,11 +157,11 @@ import Foundation
         try env.publish([try env.entry(bad)])
         let before = env.snapshot
         let outcomes = try await env.client.sync(wanted: nil, prune: false)
-        guard case let .unsafePack(what, reason)? = outcomes.first?.error else {
-            Issue.record("expected an unsafe pack, got \(outcomes)")
+        guard case let .unsafePack(what, cause)? = outcomes.first?.error, case let .integrityCheckFailed(name, _) = cause else {
+            Issue.record("expected an unsafe pack refused by the integrity check, got \(outcomes)")
             return
         }
-        #expect(what == "main/tides" && reason.contains("integrity check"))
+        #expect(what == "main/tides" && name == "main/tides" && cause.description.contains("integrity check"))
         #expect(env.snapshot == before, "home changed:\n\(before)\n---\n\(env.snapshot)")
         #expect(Set(try await env.search("ebb")) == ["tides@1"])
     }

@@ -17,18 +17,12 @@ final class ClientTestEnvironment: HomeSnapshotting, @unchecked Sendable {
     var client: CorpusClient
     private var catalogVersion = 0
 
-    /// Opens a folder exactly as searches will, plus SQLite's quick_check (what `corpus` passes).
-    static let packCheck: @Sendable (String) throws -> Void = { folder in
-        try InstalledCorpus(folder: folder, remote: "staging").verifyIntegrity()
-    }
-
     init() throws {
         home = HomeLayout(root: homeDir.path)
         tree = try StaticTreeFixture(bundleSize: 64)
         server = try MisbehavingServer(root: tree.root)
         client = CorpusClient(home: home, retry: RetryPolicy(attemptsPerSource: 1, initialBackoff: 0.01, maxBackoff: 0.01),
-                              httpConfiguration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2),
-                              packCheck: Self.packCheck)
+                              httpConfiguration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2))
         _ = try client.addRemote(name: "main", url: server.baseURL, mirrors: [], trust: tree.pinnedKey)
     }
 

@@ -15,7 +15,7 @@ import Foundation
         let path = env.home.lockFile("corpus-main.tides")
         // A folder where the lock file should be: open(O_RDWR) fails with EISDIR.
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let installer = Installer(home: env.home, packCheck: ClientTestEnvironment.packCheck)
+        let installer = Installer(home: env.home)
         await env.expectRefusal(.io(operation: "open", path: path, errno: EISDIR)) {
             try installer.corpusLock(remote: "main", id: "tides", wait: .no)
         }
@@ -24,7 +24,7 @@ import Foundation
     @Test func aHeldCorpusLockIsLockHeld() async throws {
         let env = try ClientTestEnvironment()
         try env.home.createFolders()
-        let installer = Installer(home: env.home, packCheck: ClientTestEnvironment.packCheck)
+        let installer = Installer(home: env.home)
         let held = try installer.corpusLock(remote: "main", id: "tides", wait: .no)
         await env.expectRefusal(.lockHeld(path: env.home.lockFile("corpus-main.tides"))) {
             try installer.corpusLock(remote: "main", id: "tides", wait: .no)

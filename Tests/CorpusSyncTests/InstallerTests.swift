@@ -10,7 +10,7 @@ import Synchronization
 /// the home byte-identical.
 @Suite struct InstallerTests {
     func installer(_ env: ClientTestEnvironment) -> Installer {
-        Installer(home: env.home, packCheck: ClientTestEnvironment.packCheck)
+        Installer(home: env.home)
     }
 
     func expectation(_ b: ClientTestEnvironment.Bundle) -> Installer.Expectation {
@@ -64,9 +64,15 @@ import Synchronization
         do {
             try installer(env).install(bundlePath: bad.path, remote: "main", expected: expectation(bad), bundled: false, trustedKeys: [env.key.publicKey])
             Issue.record("a corrupt pack was installed")
-        } catch let SyncError.unsafePack(corpus, reason) {
+        } catch let SyncError.unsafePack(corpus, cause) {
             #expect(corpus == "main/tides")
-            #expect(reason.contains("integrity check"), "\(reason)")
+            // The engine's own refusal, carried as it was thrown, naming the corpus it was installed as.
+            guard case let .integrityCheckFailed(name, problems) = cause else {
+                Issue.record("expected the integrity check's refusal, got \(cause)")
+                return
+            }
+            #expect(name == "main/tides" && !problems.isEmpty && problems != ["ok"], "\(problems)")
+            #expect(cause.description.contains("integrity check"), "\(cause)")
         }
         #expect(env.snapshot == before)
         #expect(env.currentTarget("tides") == "versions/1")

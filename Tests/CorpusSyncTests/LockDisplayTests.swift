@@ -19,7 +19,7 @@ import CorpusTestSupport
     static func client(audience: String?) throws -> CorpusClient {
         let token = try EntitlementToken.issue(key: try SecretKey.generate(), issuer: "test", subject: "reader",
                                                audience: audience, corpora: ["atlas"], lifetime: 3600)
-        return CorpusClient(home: HomeLayout(root: "/nonexistent"), token: token.compact, packCheck: { _ in })
+        return CorpusClient(home: HomeLayout(root: "/nonexistent"), token: token.compact)
     }
 
     @Test(arguments: [

@@ -4,7 +4,7 @@ import CorpusFormat
 import CorpusTestSupport
 
 /// security-cases.md "SQLite packs: corrupt pages → refused at install (integrity check), not at
-/// query time", through the pack check the shipped `corpus` binary uses (`ClientCommands.packCheck`):
+/// query time", through the pack check the installer runs (`InstalledCorpus.checkExtracted`, CorpusEngine):
 /// the signed hashes are right, the pages are not.
 @Suite struct CorruptPackInstallTests {
     @Test func theShippedBinaryRefusesAPackWithCorruptPages() async throws {

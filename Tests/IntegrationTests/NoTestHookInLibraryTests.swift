@@ -14,7 +14,8 @@ import CorpusTestSupport
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources").path
         var checked = 0
-        for module in ["CorpusFormat", "CorpusEngine", "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusCLI"] {
+        for module in ["CorpusFormat", "CorpusEngine", "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror",
+                       "CorpusCLIKit", "CorpusClientCLI", "CorpusServerCLI"] {
             let dir = "\(products)/\(module).build"
             // The objects of today's sources: a renamed file's old object may linger in the folder.
             let objects = try FileManager.default.contentsOfDirectory(atPath: "\(sources)/\(module)")

@@ -1,0 +1,76 @@
+/// The arguments of a command that are not options: how usage shows them and how many it takes.
+public struct Positionals: Sendable {
+    public let usage: String
+    public let count: ClosedRange<Int>
+
+    public init(usage: String, count: ClosedRange<Int>) {
+        self.usage = usage
+        self.count = count
+    }
+
+    public static let none = Positionals(usage: "", count: 0...0)
+
+    /// Exactly these, in order: `NAME URL`.
+    public static func exactly(_ names: String...) -> Positionals {
+        Positionals(usage: names.joined(separator: " "), count: names.count...names.count)
+    }
+
+    /// One or none: `[ID]`.
+    public static func optional(_ name: String) -> Positionals {
+        Positionals(usage: "[\(name)]", count: 0...1)
+    }
+
+    /// One or more: `ID...`.
+    public static func oneOrMore(_ name: String, max: Int = 100) -> Positionals {
+        Positionals(usage: "\(name)...", count: 1...max)
+    }
+
+    /// Words joined into one text (a query): `QUERY`, or `[QUERY]` when it may be left out.
+    public static func words(_ name: String, count: ClosedRange<Int>) -> Positionals {
+        Positionals(usage: count.lowerBound == 0 ? "[\(name)]" : name, count: count)
+    }
+}
+
+/// One command's row of the command table: the words that name it, what it does, its arguments
+/// and options. The parser reads it, and usage and help text are generated from it, so the two
+/// cannot disagree.
+public struct CommandSpec: Sendable {
+    public let path: [String]               // ["remote", "add"]
+    public let summary: String
+    public let positionals: Positionals
+    public let options: [Option]
+    /// Options the parser requires (`missingRequired` without them).
+    public let required: [Option]
+    /// Groups of options of which the command needs one (it checks which, and says so): shown
+    /// as `(--corpora A,B | --tier T)`.
+    public let oneOf: [[Option]]
+
+    public init(_ path: [String], _ summary: String, positionals: Positionals = .none, options: [Option] = [],
+                required: [Option] = [], oneOf: [[Option]] = []) {
+        self.path = path
+        self.summary = summary
+        self.positionals = positionals
+        self.options = options
+        self.required = required
+        self.oneOf = oneOf
+    }
+
+    public var name: String { path.joined(separator: " ") }
+
+    /// The arguments part of the usage line, from the table: positionals, then every option in
+    /// table order (`--trust PUB` when required, `[--mirror URL]...` when repeatable, each group
+    /// of `oneOf` where its first member stands).
+    public var usage: String {
+        var parts = positionals.usage.isEmpty ? [] : [positionals.usage]
+        for option in options {
+            if let group = oneOf.first(where: { $0.contains(option) }) {
+                if group.first == option { parts.append("(" + group.map(\.synopsis).joined(separator: " | ") + ")") }
+            } else if required.contains(option) {
+                parts.append(option.synopsis)
+            } else {
+                parts.append("[\(option.synopsis)]" + (option.isRepeatable ? "..." : ""))
+            }
+        }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import CorpusFormat
+
+/// A duration flag (`--expires 30d`) with the range its command accepts, so an absurd value
+/// (`99999999d`, a date no client can represent) is a usage error naming the bound, not a
+/// catalog or token every client refuses later.
+public struct DurationOption: Sendable {
+    public let range: ClosedRange<TimeInterval>
+    public let examples: String
+
+    public init(range: ClosedRange<TimeInterval>, examples: String) {
+        self.range = range
+        self.examples = examples
+    }
+
+    /// The accepted range as a user would type it, e.g. `from 1h to 366d`.
+    public var bounds: String { "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))" }
+
+    /// Parses the value `option` was given (`Timestamp.duration`) and checks it against the range.
+    public func parse(_ text: String, of option: Option) throws -> TimeInterval {
+        guard let seconds = Timestamp.duration(text), range.contains(seconds) else {
+            throw UsageError.invalidValue(option: option.name, value: text, expected: "a duration \(bounds), like \(examples)")
+        }
+        return seconds
+    }
+
+    /// Seconds in the largest unit of `Timestamp.duration` that divides them (`86400` → `1d`).
+    public static func format(_ seconds: TimeInterval) -> String {
+        let s = Int(seconds)
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where s % size == 0 { return "\(s / size)\(unit)" }
+        return "\(s)s"
+    }
+}

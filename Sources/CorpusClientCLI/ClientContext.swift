@@ -1,0 +1,60 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusSync
+
+/// What every `corpus` command works with: the parsed command line, the console, the home folder
+/// and a client for it, configured from the global options and the environment.
+struct ClientContext: Sendable {
+    let cmd: ParsedCommand
+    let console: Console
+    let home: HomeLayout
+    let client: CorpusClient
+    /// A stored token that is not a token: refused by the commands that would use it.
+    let storedTokenDamage: Error?
+
+    init(cmd: ParsedCommand, console: Console, environment: CommandEnvironment) {
+        self.cmd = cmd
+        self.console = console
+        home = HomeLayout.resolve(explicit: cmd.value(.home), environment: environment.values)
+        var token = cmd.value(.token) ?? environment.token
+        var damage: Error?
+        if token == nil {
+            do { token = try CorpusClient.loadStoredToken(home) } catch { damage = error }
+        }
+        storedTokenDamage = damage
+        var client = CorpusClient(home: home, token: token, retry: RetryPolicy().scaled(by: environment.retryScale))
+        // CORPUS_LOCK_WAIT: seconds to wait for another corpus process working on the same corpus (default 30).
+        if let wait = environment.seconds("CORPUS_LOCK_WAIT", where: { $0 >= 0 }) {
+            client.lockWait = wait == 0 ? .no : .upTo(seconds: wait)
+        }
+        // CORPUS_CATALOG_DEADLINE: seconds one catalog refresh may take in all (default 20).
+        if let deadline = environment.seconds("CORPUS_CATALOG_DEADLINE", where: { $0 > 0 }) {
+            client.catalogDeadline = deadline
+        }
+        self.client = client
+    }
+}
+
+/// One `corpus` command: its row of the command table (`spec`) and what it does with a context.
+protocol ClientCommand: Sendable {
+    static var spec: CommandSpec { get }
+    /// True for the commands that read the token (to show locks, apply the import limit or
+    /// download): they refuse a stored token that is damaged.
+    static var readsToken: Bool { get }
+
+    init(context: ClientContext)
+    var context: ClientContext { get }
+    /// Prints the result and returns the exit code (that of the first refusal for a command
+    /// given several ids); throws a refusal of the whole command.
+    func run() async throws -> Int32
+}
+
+extension ClientCommand {
+    static var readsToken: Bool { false }
+
+    var cmd: ParsedCommand { context.cmd }
+    var console: Console { context.console }
+    var home: HomeLayout { context.home }
+    var client: CorpusClient { context.client }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus remote add|list|remove`: the catalogs this home knows and the keys pinned for them.
+struct RemoteAddCommand: ClientCommand {
+    static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
+    static let trust = Option.value("--trust", "PUB", "the catalog's root public key (minisign .pub file)")
+    static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, trust], required: [trust])
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        let name = cmd.positionals[0], url = cmd.positionals[1]
+        let keyPath = cmd.required(Self.trust)
+        let key = try PublicKey(contentsOf: keyPath)
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), trust: key)
+        if console.json {
+            console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: key.keyID.description)))
+        } else {
+            console.info("added \(remote.name) → \(remote.url), pinned key \(key.keyID)" +
+                         (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))"))
+            console.info("next: corpus catalog")
+        }
+        return 0
+    }
+
+    /// `{"remote": {"name", "url", "mirrors", "key_id"}}`
+    struct Added: Encodable {
+        struct Remote: Encodable {
+            let name: String
+            let url: String
+            let mirrors: [String]
+            let keyID: String
+
+            enum CodingKeys: String, CodingKey {
+                case name, url, mirrors
+                case keyID = "key_id"
+            }
+        }
+
+        let remote: Remote
+    }
+}
+
+struct RemoteListCommand: ClientCommand {
+    static let spec = CommandSpec(["remote", "list"], "show the configured catalogs")
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        let remotes = try client.config().remotes
+        if console.json {
+            console.emit(Listing(remotes: remotes.map { .init(name: $0.name, url: $0.url, mirrors: $0.mirrors) }))
+            return 0
+        }
+        if remotes.isEmpty { console.info("no catalogs; add one with: corpus remote add NAME URL --trust KEY.pub") }
+        for r in remotes { console.out("\(r.name)\t\(r.url)\(r.mirrors.isEmpty ? "" : "\tmirrors: " + r.mirrors.joined(separator: ", "))") }
+        return 0
+    }
+
+    /// `{"remotes": [{"name", "url", "mirrors"}]}`
+    struct Listing: Encodable {
+        struct Remote: Encodable {
+            let name: String
+            let url: String
+            let mirrors: [String]
+        }
+
+        let remotes: [Remote]
+    }
+}
+
+struct RemoteRemoveCommand: ClientCommand {
+    static let spec = CommandSpec(["remote", "remove"], "forget a catalog (installed corpora stay)", positionals: .exactly("NAME"))
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        try client.removeRemote(name: cmd.positionals[0])
+        if console.json { console.emit(Removed(removed: cmd.positionals[0])) } else { console.info("removed catalog \(cmd.positionals[0])") }
+        return 0
+    }
+
+    /// `{"removed": NAME}`
+    struct Removed: Encodable {
+        let removed: String
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus status`
+struct StatusCommand: ClientCommand {
+    static let spec = CommandSpec(["status"], "catalog freshness, updates available, import-limit use")
+    static let readsToken = true
+
+    let context: ClientContext
+
+    func run() async throws -> Int32 {
+        let config = try client.config()
+        var catalogs: [Result.CatalogState] = []
+        for r in try await client.refreshCatalogs() {
+            switch r.result {
+            case let .success(update):
+                catalogs.append(.init(name: r.remote.name, url: r.remote.url, version: update.catalog.version, expires: update.catalog.expires, fresh: true, error: nil))
+            case let .failure(e):
+                let accepted = try? CatalogState(home: home).accepted(r.remote.name)
+                catalogs.append(.init(name: r.remote.name, url: r.remote.url, version: accepted?.catalog.version, expires: accepted?.catalog.expires,
+                                      fresh: false, error: e.description))
+            }
+        }
+        let offers = try client.offered()
+        let installed = client.installed()
+        let updates = installed.compactMap { c -> Result.Update? in
+            guard let o = offers.first(where: { $0.remote == c.record.remote && $0.entry.id == c.record.id }),
+                  o.entry.version > c.record.version else { return nil }
+            return .init(corpus: "\(c.record.remote)/\(c.record.id)", installed: c.record.version.description, available: o.entry.version.description)
+        }
+        let used = installed.filter { !$0.record.bundled }.count
+        let limit = try client.importLimit()
+        if console.json {
+            console.emit(Result(home: home.root, catalogs: catalogs, installed: installed.count, updates: updates, importsUsed: used,
+                                importLimit: Nullable(limit), token: client.token != nil))
+            return 0
+        }
+        console.out("home: \(home.root)")
+        if config.remotes.isEmpty { console.out("catalogs: none (corpus remote add NAME URL --trust KEY.pub)") }
+        for c in catalogs {
+            let state = c.fresh ? "fresh" : "unreachable: \(c.error ?? "")"
+            console.out("catalog \(c.name): version \(c.version.map { "\($0)" } ?? "none"), expires \(c.expires ?? "-"), \(state)")
+        }
+        console.out("installed: \(installed.count) corpora; imports used \(used) of \(limit.map(String.init) ?? "unlimited") (bundled corpora do not count)")
+        if updates.isEmpty { console.out("updates: none") }
+        for u in updates { console.out("update available: \(u.corpus) \(u.installed) → \(u.available) (corpus sync)") }
+        if let claims = client.claims {
+            console.out("token: for \(claims.subject), expires \(Timestamp.format(claims.expiresAt))")
+        }
+        return 0
+    }
+
+    /// `{"home", "catalogs", "installed", "updates", "imports_used", "import_limit", "token"}` (docs/cli.md).
+    struct Result: Encodable {
+        struct CatalogState: Encodable {
+            let name: String
+            let url: String
+            /// The version refreshed, or the one accepted earlier; left out when there is none.
+            let version: Int?
+            let expires: String?
+            let fresh: Bool
+            let error: String?
+        }
+
+        struct Update: Encodable {
+            let corpus: String
+            let installed: String
+            let available: String
+        }
+
+        let home: String
+        let catalogs: [CatalogState]
+        let installed: Int
+        let updates: [Update]
+        let importsUsed: Int
+        let importLimit: Nullable<Int>
+        let token: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case home, catalogs, installed, updates, token
+            case importsUsed = "imports_used"
+            case importLimit = "import_limit"
+        }
+    }
+}

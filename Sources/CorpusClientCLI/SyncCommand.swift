@@ -1,0 +1,36 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus sync [--wanted FILE] [--prune]`
+struct SyncCommand: ClientCommand {
+    static let wanted = Option.value("--wanted", "FILE", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})")
+    static let prune = Option.flag("--prune", "with --wanted: remove installed corpora the file does not list")
+    static let spec = CommandSpec(["sync"], "update installed corpora, or install exactly the set a wanted-file names",
+                                  options: [wanted, prune])
+    static let readsToken = true
+
+    let context: ClientContext
+
+    func run() async throws -> Int32 {
+        var wanted: [WantedCorpus]?
+        if let file = cmd.value(Self.wanted) {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ErrorReport(code: "not-found", message: "cannot read the wanted-file \(file)", hint: "check the path", kind: .notFound)
+            }
+            do { wanted = try JSONDecoder().decode([WantedCorpus].self, from: data) } catch {
+                throw ErrorReport(code: "usage", message: "\(file) is not a JSON list of corpus ids",
+                                  hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", kind: .usage)
+            }
+        } else if cmd.has(Self.prune) {
+            throw UsageError.missingRequired("\(Self.wanted.synopsis) (\(Self.prune.name) removes what the wanted-file does not list)",
+                                           command: "sync \(Self.prune.name)")
+        }
+        let progress = ProgressRenderer(console: console)
+        let outcomes = try await client.sync(wanted: wanted, prune: cmd.has(Self.prune), progress: progress.handler)
+        progress.finish()
+        return report(outcomes, verb: "sync")
+    }
+}

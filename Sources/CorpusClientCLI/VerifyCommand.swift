@@ -1,0 +1,41 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+import CorpusSync
+
+/// `corpus verify [ID]`
+struct VerifyCommand: ClientCommand {
+    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID"))
+
+    let context: ClientContext
+
+    func run() throws -> Int32 {
+        let results = try client.verify(cmd.positionals.first)
+        let first = results.first { $0.error != nil }?.error
+        if console.json {
+            console.emit(Verified(verified: results.map { r in
+                Verified.Entry(corpus: r.name, ok: r.error == nil, error: r.error.map {
+                    ErrorBody(code: ClientErrors.report($0).code, message: $0.description, hint: RepairHint.verify($0, r.name))
+                })
+            }))
+        } else {
+            if results.isEmpty { console.info("nothing installed to verify") }
+            for r in results {
+                if let e = r.error { console.err("FAILED \(r.name): \(e.description) (\(RepairHint.verify(e, r.name)))") } else { console.info("ok \(r.name)") }
+            }
+        }
+        return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
+    }
+
+    /// `{"verified": [{"corpus", "ok", "error"?}]}`
+    struct Verified: Encodable {
+        struct Entry: Encodable {
+            let corpus: String
+            let ok: Bool
+            let error: ErrorBody?
+        }
+
+        let verified: [Entry]
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusSync
+import CorpusMirror
+
+/// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]`
+enum MirrorCommand: ServerCommand {
+    static let out = Option.value("--out", "DIR", "the mirror's folder (created if missing)")
+    static let trust = Option.value("--trust", "PUB", "the upstream's root public key (minisign .pub file)")
+    static let token = Option.value("--token", "TOKEN", "entitlement token, sent to the upstream only, to mirror entitled corpora too (or CORPUS_TOKEN)")
+    static let spec = CommandSpec(["mirror"], "copy a published tree into DIR, verified against PUB, ready for corpusd serve or nginx; run again to update",
+                                  positionals: .exactly("UPSTREAM_URL"), options: [out, trust, token], required: [out, trust])
+
+    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
+        let env = CommandEnvironment(ProcessInfo.processInfo.environment)
+        let upstream = cmd.positionals[0]
+        guard let scheme = URLComponents(string: upstream)?.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              URLComponents(string: upstream)?.host?.isEmpty == false else {
+            throw UsageError.invalidValue(option: "UPSTREAM_URL", value: upstream, expected: "an http or https URL")
+        }
+        let key = try PublicKey(contentsOf: cmd.required(Self.trust))
+        let token = cmd.value(Self.token) ?? env.token
+        let out = cmd.required(Self.out)
+        let updater = MirrorUpdater(upstream: upstream, directory: out, trustedKey: key, token: token,
+                                    retry: RetryPolicy().scaled(by: env.retryScale))
+        let drawer = MirrorProgressLines(console: console)
+        let s = try await updater.run(progress: drawer.handle)
+        let c = s.catalog
+        if console.json {
+            console.emit(Result(s))
+            return
+        }
+        let was = s.previousVersion.map { $0 == c.version ? " (unchanged)" : " (was version \($0))" } ?? " (new mirror)"
+        console.info("mirrored catalog \(c.id) version \(c.version)\(was) into \(out), expires \(c.expires)")
+        console.info("bundles: \(s.fetched.count) fetched (\(ByteFormat.size(s.fetchedBytes))), \(s.present.count) already present, \(s.removed.count) removed")
+        if !s.skippedEntitled.isEmpty {
+            console.info("skipped \(s.skippedEntitled.count) entitled corpora without a token: \(s.skippedEntitled.joined(separator: ", ")) (pass --token to mirror them)")
+        }
+    }
+
+    /// `{"catalog", "version", "previous_version", "expires", "fetched", "fetched_bytes", "present", "skipped_entitled", "removed"}`
+    struct Result: Encodable {
+        let catalog: String
+        let version: Int
+        /// null for a new mirror.
+        let previousVersion: Nullable<Int>
+        let expires: String
+        let fetched: [String]
+        let fetchedBytes: Int64
+        let present: [String]
+        let skippedEntitled: [String]
+        let removed: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case catalog, version, expires, fetched, present, removed
+            case previousVersion = "previous_version"
+            case fetchedBytes = "fetched_bytes"
+            case skippedEntitled = "skipped_entitled"
+        }
+
+        init(_ s: MirrorSummary) {
+            catalog = s.catalog.id
+            version = s.catalog.version
+            previousVersion = Nullable(s.previousVersion)
+            expires = s.catalog.expires
+            fetched = s.fetched
+            fetchedBytes = s.fetchedBytes
+            present = s.present
+            skippedEntitled = s.skippedEntitled
+            removed = s.removed
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusPublisher
+
+/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]`
+enum PublishCommand: ServerCommand {
+    static let out = Option.value("--out", "PUBLIC_DIR", "the static tree to write (created if missing)")
+    static let key = Option.value("--key", "KEY", "the tree's current root secret key")
+    static let expires = Option.value("--expires", "DURATION", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")
+    static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
+                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires], required: [out, key])
+
+    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
+        let expires = try cmd.value(Self.expires).map { try DurationOption.catalogExpiry.parse($0, of: Self.expires) } ?? TreePublisher.defaultExpiry
+        let key = try SecretKey(contentsOf: cmd.required(Self.key))
+        let out = cmd.required(Self.out)
+        let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires) { step in
+            draw(step, console)
+        }
+        let c = summary.catalog
+        if console.json {
+            console.emit(Published(summary))
+        } else {
+            if summary.createdRootKey { console.info("created root key 1 (\(key.keyID)): \(out)/keys/root-1.json, \(out)/keys/root.pub") }
+            for r in summary.removed { console.info("removed unreferenced \(r)") }
+            console.info("published catalog \(c.id) version \(c.version) (\(c.corpora.count) corpora, \(summary.built.count) built, \(summary.reused.count) unchanged), expires \(c.expires)")
+        }
+    }
+
+    /// One line per step on stderr (JSON lines with `--json`); warnings and notes even with `--quiet`.
+    static func draw(_ step: PublishProgress, _ console: Console) {
+        if console.json {
+            console.emitLine(PublishEventLine(step))
+            return
+        }
+        switch step {
+        case let .building(id): if !console.quiet { console.progress("building \(id)…\n") }
+        case let .built(id, documents, passages, skipped):
+            for s in skipped { console.err("\(id): \(PublisherReport.line(s))") }
+            if !console.quiet { console.progress("built \(id): \(documents) document(s), \(passages) passage(s)\n") }
+        case let .reused(id): if !console.quiet { console.progress("\(id) unchanged\n") }
+        case let .embedderFallback(corpus, embedder, fallback, reason):
+            console.err("note: \(corpus) asks for embedder \(embedder), built with \(fallback) instead: \(reason)")
+        case let .embedderPublished(id, digest, path, reused):
+            if !console.quiet { console.progress("embedder \(id) \(digest.prefix(12))… \(reused ? "unchanged" : "published"): \(path)\n") }
+        case let .textWarning(w):
+            console.err(PublisherReport.line(w))
+        }
+    }
+
+    /// `{"catalog", "version", "expires", "root_version", "built", "reused", "removed", "warnings", "corpora"}`
+    struct Published: Encodable {
+        struct Corpus: Encodable {
+            let id: String
+            let version: String
+            let bundle: String
+            let size: Int64
+        }
+
+        let catalog: String
+        let version: Int
+        let expires: String
+        let rootVersion: Int
+        let built: [String]
+        let reused: [String]
+        let removed: [String]
+        let warnings: [WarningEntry]
+        let corpora: [Corpus]
+
+        enum CodingKeys: String, CodingKey {
+            case catalog, version, expires, built, reused, removed, warnings, corpora
+            case rootVersion = "root_version"
+        }
+
+        init(_ summary: PublishSummary) {
+            let c = summary.catalog
+            catalog = c.id
+            version = c.version
+            expires = c.expires
+            rootVersion = c.rootVersion
+            built = summary.built
+            reused = summary.reused
+            removed = summary.removed
+            warnings = summary.warnings.map(WarningEntry.init)
+            corpora = c.corpora.map { Corpus(id: $0.id, version: $0.version.description, bundle: $0.bundle.path, size: $0.bundle.size) }
+        }
+    }
+}

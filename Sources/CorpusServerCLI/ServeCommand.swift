@@ -1,0 +1,103 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusServer
+
+/// `corpusd serve PUBLIC_DIR`, its options in `spec` (the usage line is generated from them)
+enum ServeCommand: ServerCommand {
+    static let listen = Option.value("--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8080)")
+    static let entitlementPub = Option.value("--entitlement-pub", "PUB", "public key (minisign .pub) that signs entitlement tokens")
+    static let threads = Option.value("--threads", "N", "worker threads (default: CPUs, at most 4)")
+    static let metricsListen = Option.value("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
+    static let metricsTokenFile = Option.value("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
+    static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
+                                  positionals: .exactly("PUBLIC_DIR"), options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile])
+
+    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
+        let root = cmd.positionals[0]
+        var config = ServerConfiguration(root: root)
+        do {
+            (config.host, config.port) = try ServerConfiguration.parseListen(cmd.value(Self.listen) ?? "127.0.0.1:8080")
+        } catch {
+            throw UsageError.invalidValue(option: Self.listen.name, value: cmd.value(Self.listen) ?? "", expected: "HOST:PORT with an IPv4 host")
+        }
+        if let pub = cmd.value(Self.entitlementPub) { config.entitlementKey = try PublicKey(contentsOf: pub) }
+        if let t = cmd.value(Self.threads) {
+            guard let n = Int(t), (1...64).contains(n) else { throw UsageError.invalidValue(option: Self.threads.name, value: t, expected: "a number from 1 to 64") }
+            config.threads = n
+        }
+        config.metrics = try metricsAccess(cmd)
+        if !console.quiet && !console.json {
+            config.accessLog = { entry in console.err(entry.description) }
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
+            throw ErrorReport(code: "not-found", message: "\(root) is not a folder", hint: "give the folder `corpusd publish --out` wrote", kind: .notFound)
+        }
+
+        // Catch the signals before any server thread exists; the handler only writes to a pipe.
+        let signals = try ServeSignals()
+        let server = try HTTPServer(config)
+        let metricsURL = server.metricsPort.map { "http://\(config.metrics?.ownListenerHost ?? server.host):\($0)/metrics" }
+        if console.json {
+            console.emit(Serving(serving: root, url: "http://\(server.host):\(server.port)", metrics: metricsURL))
+        } else {
+            console.info("serving \(root) on http://\(server.host):\(server.port)")
+            if let metricsURL { console.info("metrics on \(metricsURL)") }
+        }
+        if !console.quiet && !console.json {
+            if config.entitlementKey == nil { console.err("note: no --entitlement-pub given; bundles of entitled corpora are refused (403)") }
+            if config.metrics == nil && MetricsAccess.default(listenHost: config.host).place == .nowhere {
+                console.err("note: /metrics is off on a non-loopback --listen; give --metrics-listen 127.0.0.1:PORT or --metrics-token-file FILE")
+            }
+        }
+        // SIGHUP re-reads the catalogs (and keeps serving); SIGTERM and SIGINT stop.
+        var signalName = await signals.next()
+        while signalName == "SIGHUP" {
+            if !console.quiet && !console.json { console.err("SIGHUP: re-reading the catalogs of \(root)") }
+            server.reloadCatalogs()
+            signalName = await signals.next()
+        }
+        if !console.quiet && !console.json { console.err("\(signalName): finishing downloads in flight, then stopping") }
+        let drained = server.stop(grace: .seconds(30))
+        if !console.quiet && !console.json { console.err(drained ? "stopped" : "stopped (some downloads were cut off after 30 s)") }
+    }
+
+    /// `{"serving", "url", "metrics"?}`: printed once the listeners are up.
+    struct Serving: Encodable {
+        let serving: String
+        let url: String
+        /// Where /metrics is served when it has a listener of its own.
+        let metrics: String?
+    }
+}
+
+extension ServeCommand {
+    /// `--metrics-listen` and `--metrics-token-file`; nil leaves the default (`MetricsAccess.default`).
+    static func metricsAccess(_ cmd: ParsedCommand) throws -> MetricsAccess? {
+        let token = try cmd.value(Self.metricsTokenFile).map(readMetricsToken)
+        if let text = cmd.value(Self.metricsListen) {
+            do {
+                let (host, port) = try ServerConfiguration.parseListen(text)
+                return MetricsAccess(place: .ownListener(host: host, port: port), token: token)
+            } catch {
+                throw UsageError.invalidValue(option: Self.metricsListen.name, value: text, expected: "HOST:PORT with an IPv4 host")
+            }
+        }
+        return token.map { MetricsAccess(place: .mainListener, token: $0) }
+    }
+
+    /// The scrape token: the file's one line. Its content never appears in a message.
+    static func readMetricsToken(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ErrorReport(code: "not-found", message: "cannot read the metrics token file \(path)",
+                              hint: "write a random token into it, e.g. openssl rand -hex 32 > \(path)", kind: .notFound)
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (MetricsAccess.minTokenLength...4096).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw UsageError.invalidValue(option: Self.metricsTokenFile.name, value: path,
+                                          expected: "a file holding one token of \(MetricsAccess.minTokenLength) to 4096 printable characters without spaces")
+        }
+        return token
+    }
+}

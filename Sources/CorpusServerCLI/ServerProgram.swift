@@ -1,0 +1,36 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+
+/// One `corpusd` command: its row of the command table and what it does.
+protocol ServerCommand: Sendable {
+    static var spec: CommandSpec { get }
+    static func run(_ cmd: ParsedCommand, _ console: Console) async throws
+}
+
+/// `corpusd`: the publisher and host side. The table below is the whole command line; each
+/// command is a type of its own file over the publisher, server and mirror libraries.
+public enum ServerProgram {
+    /// The command table, in the order `--help` lists them.
+    static let commands: [any ServerCommand.Type] = [
+        KeygenCommand.self, BuildCommand.self, PublishCommand.self, RotateKeyCommand.self,
+        ServeCommand.self, MirrorCommand.self, TokenCommand.self,
+    ]
+
+    static let parser = ArgumentParser(
+        commands: commands.map { $0.spec },
+        globals: [.help, .json, .quiet])
+
+    static let program = CommandLineProgram(name: "corpusd", parser: parser, report: ServerErrors.report)
+
+    /// Runs one `corpusd` command line and returns the process exit code.
+    public static func main(_ arguments: [String]) async -> Int32 {
+        await program.main(arguments) { cmd, console in
+            guard let command = commands.first(where: { $0.spec.path == cmd.spec.path }) else {
+                throw UsageError.unknownCommand(cmd.spec.name)
+            }
+            try await command.run(cmd, console)
+            return 0
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Testing
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusEngine
+@testable import CorpusSync
+@testable import CorpusClientCLI
+
+/// Every `corpus --json` shape (docs/cli.md), encoded from its result type and compared with the
+/// exact bytes: keys sorted, slashes unescaped, `null` where the shape promises the key, the key
+/// left out where it is optional. Each is also the byte-for-byte output `JSONSerialization` gave.
+@Suite struct ClientJSONShapeTests {
+    typealias F = JSONShapeFixtures
+
+    static let shapes: [(name: String, json: String, expected: String)] = [
+        ("remote add", JSONOutput.string(RemoteAddCommand.Added(remote: .init(name: "main", url: "http://h/t", mirrors: ["http://m/t"], keyID: "EEF5265B4ED4E2ED"))),
+         #"{"remote":{"key_id":"EEF5265B4ED4E2ED","mirrors":["http://m/t"],"name":"main","url":"http://h/t"}}"#),
+        ("remote list", JSONOutput.string(RemoteListCommand.Listing(remotes: [.init(name: "main", url: "http://h", mirrors: []), .init(name: "b", url: "https://b/x", mirrors: ["http://m"])])),
+         #"{"remotes":[{"mirrors":[],"name":"main","url":"http://h"},{"mirrors":["http://m"],"name":"b","url":"https://b/x"}]}"#),
+        ("remote remove", JSONOutput.string(RemoteRemoveCommand.Removed(removed: "main")), #"{"removed":"main"}"#),
+        ("catalog", JSONOutput.string(CatalogCommand.Listing(corpora: [
+            CatalogRow(OfferedCorpus(remote: "main", entry: F.entry("tides", bundled: true)), installed: CorpusVersion("1"), locked: false),
+            CatalogRow(OfferedCorpus(remote: "main", entry: F.entry("atlas", access: .entitled, tier: "pro")), installed: nil, locked: true),
+         ])),
+         #"{"corpora":[{"access":"free","bundled":true,"catalog":"main","description":"tide tables / streams","documents":3,"id":"tides","installed":true,"installed_version":"1","language":"en","license":"CC0","locked":false,"passages":22,"size":2920,"title":"Tides & streams","update_available":true,"version":"2"},"#
+         + #"{"access":"entitled","bundled":false,"catalog":"main","description":"tide tables / streams","documents":3,"id":"atlas","installed":false,"language":"en","license":"CC0","locked":true,"passages":22,"size":2920,"tier":"pro","title":"Tides & streams","update_available":false,"version":"2"}]}"#),
+        ("show", JSONOutput.string(ShowCommand.Shown(corpus: CatalogRow(OfferedCorpus(remote: "main", entry: F.entry("tides", version: "1")), installed: CorpusVersion("1"), locked: false))),
+         #"{"corpus":{"access":"free","bundled":false,"catalog":"main","description":"tide tables / streams","documents":3,"id":"tides","installed":true,"installed_version":"1","language":"en","license":"CC0","locked":false,"passages":22,"size":2920,"title":"Tides & streams","update_available":false,"version":"1"}}"#),
+        ("install", JSONOutput.string(OutcomeResults([
+            CorpusClient.Outcome(name: "main/tides", kind: .updated, version: "2", previousVersion: "1"),
+            CorpusClient.Outcome(name: "main/knots", kind: .failed, error: .entitlementRequired(file: "knots")),
+            CorpusClient.Outcome(name: "main/base", kind: .unchanged, version: "1"),
+         ])),
+         #"{"changed":1,"failed":1,"results":[{"corpus":"main/tides","previous_version":"1","status":"updated","version":"2"},"#
+         + #"{"corpus":"main/knots","error":{"code":"entitlement","hint":"get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login","message":"knots needs an entitlement token and none was accepted"},"status":"failed"},"#
+         + #"{"corpus":"main/base","status":"unchanged","version":"1"}]}"#),
+        ("import", JSONOutput.string(ImportCommand.Imported(imported: .init(id: "tides", version: "1", catalog: "local"))),
+         #"{"imported":{"catalog":"local","id":"tides","version":"1"}}"#),
+        ("remove", JSONOutput.string(RemoveCommand.Removed(removed: ["main/knots"], error: ErrorBody(ClientErrors.report(SyncError.notInstalled(name: "nope"))))),
+         #"{"error":{"code":"not-found","hint":"see what is offered with corpus catalog and what is installed with corpus list","message":"nope is not installed"},"removed":["main/knots"]}"#),
+        ("remove, all removed", JSONOutput.string(RemoveCommand.Removed(removed: [], error: nil)), #"{"removed":[]}"#),
+        ("list", JSONOutput.string(ListCommand.Listing(installed: [.init(id: "tides", version: "1", catalog: "main", bundled: true, size: 42698, title: "Tides",
+                                                                       documents: 1, passages: 2, installed: "2026-11-30T09:00:00Z")])),
+         #"{"installed":[{"bundled":true,"catalog":"main","documents":1,"id":"tides","installed":"2026-11-30T09:00:00Z","passages":2,"size":42698,"title":"Tides","version":"1"}]}"#),
+        ("search", JSONOutput.string(SearchCommand.Results(query: "tidewater later/earlier", tookMs: 12,
+            skipped: [.init(corpus: "main/knots", error: ErrorBody(code: "unsafe-pack", message: "refused: x", hint: "repair it with: corpus install main/knots"))],
+            hits: [.init(Hit(corpus: "tides", remote: "main", version: "1", passageID: "680c", document: "guide/a.md", documentTitle: "Tides",
+                             section: "Springs", text: "High water \u{1b}[31m.\n", snippet: "«High» water", score: 0.03278688524590164, lexicalRank: 1, vectorRank: nil))])),
+         #"{"hits":[{"catalog":"main","corpus":"tides","document":"guide/a.md","passage":"680c","ranks":{"lexical":1,"vector":null},"score":0.03278688524590164,"section":"Springs","snippet":"«High» water","text":"High water \u001b[31m.\n","title":"Tides","version":"1"}],"#
+         + #""query":"tidewater later/earlier","skipped":[{"corpus":"main/knots","error":{"code":"unsafe-pack","hint":"repair it with: corpus install main/knots","message":"refused: x"}}],"took_ms":12}"#),
+        ("verify", JSONOutput.string(VerifyCommand.Verified(verified: [
+            .init(corpus: "main/knots", ok: false, error: ErrorBody(code: "integrity", message: "vectors.bin: 10 bytes, the signed catalog says 452", hint: "repair it with: corpus install main/knots")),
+            .init(corpus: "main/tides", ok: true, error: nil)])),
+         #"{"verified":[{"corpus":"main/knots","error":{"code":"integrity","hint":"repair it with: corpus install main/knots","message":"vectors.bin: 10 bytes, the signed catalog says 452"},"ok":false},{"corpus":"main/tides","ok":true}]}"#),
+        ("gc", JSONOutput.string(GCCommand.Result(CorpusClient.GCReport(removedVersions: ["main/tides@1"], removedPartials: [], removedStaging: ["123.4.trash"],
+                                                                       removedEmbedders: ["m/abc"], bytesFreed: 42698))),
+         #"{"bytes_freed":42698,"removed_embedders":["m/abc"],"removed_partials":[],"removed_staging":["123.4.trash"],"removed_versions":["main/tides@1"]}"#),
+        ("status", JSONOutput.string(StatusCommand.Result(home: "/h/corpus", catalogs: [
+            .init(name: "main", url: "http://h", version: 3, expires: "2026-12-31T09:00:00Z", fresh: true, error: nil),
+            .init(name: "down", url: "http://d", version: nil, expires: nil, fresh: false, error: "unavailable after 3 attempts: refused")],
+            installed: 2, updates: [.init(corpus: "main/tides", installed: "1", available: "2")], importsUsed: 1, importLimit: Nullable(nil), token: false)),
+         #"{"catalogs":[{"expires":"2026-12-31T09:00:00Z","fresh":true,"name":"main","url":"http://h","version":3},{"error":"unavailable after 3 attempts: refused","fresh":false,"name":"down","url":"http://d"}],"#
+         + #""home":"/h/corpus","import_limit":null,"imports_used":1,"installed":2,"token":false,"updates":[{"available":"2","corpus":"main/tides","installed":"1"}]}"#),
+        ("status with a limit", JSONOutput.string(StatusCommand.Result(home: "/h", catalogs: [], installed: 0, updates: [], importsUsed: 0, importLimit: Nullable(5), token: true)),
+         #"{"catalogs":[],"home":"/h","import_limit":5,"imports_used":0,"installed":0,"token":true,"updates":[]}"#),
+        ("login", JSONOutput.string(LoginCommand.Stored(token: .init(EntitlementClaims(issuer: "corpusd", subject: "u", audience: ["probe"], issuedAt: nil, notBefore: nil,
+                                                                                        expiresAt: F.day, tokenID: "j", corpora: [], tiers: ["pro"], importLimit: nil)))),
+         #"{"token":{"corpora":[],"expires":"\#(F.dayText)","import_limit":null,"subject":"u","tiers":["pro"]}}"#),
+        ("logout", JSONOutput.string(LogoutCommand.Removed(token: Nullable(nil))), #"{"token":null}"#),
+        ("refusal", JSONOutput.string(RefusalOutput(ClientErrors.report(UsageError.unknownCommand("frob")))),
+         #"{"error":{"code":"usage","hint":"run with --help to see the commands and their options","message":"unknown command \"frob\""}}"#),
+        ("progress: download", JSONOutput.string(ProgressLine(.downloading(name: "main/tides", DownloadProgress(bytesDone: 1024, total: 2920, bytesPerSecond: 5000.7, eta: 0.5, source: "http://h")))),
+         #"{"bytes":1024,"corpus":"main/tides","eta_s":0.5,"event":"download","rate":5000,"total":2920}"#),
+        ("progress: download without a rate yet", JSONOutput.string(ProgressLine(.downloading(name: "main/tides", DownloadProgress(bytesDone: 0, total: 2920, bytesPerSecond: 0, eta: nil, source: "http://h")))),
+         #"{"bytes":0,"corpus":"main/tides","event":"download","rate":0,"total":2920}"#),
+        ("progress: verify", JSONOutput.string(ProgressLine(.verifying(name: "main/tides"))), #"{"corpus":"main/tides","event":"verify"}"#),
+        ("progress: installed", JSONOutput.string(ProgressLine(.installed(name: "main/tides", version: "2"))), #"{"corpus":"main/tides","event":"installed","version":"2"}"#),
+    ]
+
+    @Test(arguments: shapes)
+    func shape(_ c: (name: String, json: String, expected: String)) throws {
+        #expect(c.json == c.expected, "\(c.name)")
+        #expect(try F.serializationBytes(c.json) == c.json, "\(c.name): not the bytes JSONSerialization writes")
+    }
+}

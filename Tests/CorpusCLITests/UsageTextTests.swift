@@ -1,0 +1,60 @@
+import Testing
+import CorpusCLIKit
+@testable import CorpusClientCLI
+@testable import CorpusServerCLI
+
+/// Usage lines come from the same rows the parser reads: none can leave out an option (today's
+/// `serve` usage left out `--threads`).
+@Suite struct UsageTextTests {
+    static let tables: [(program: String, parser: ArgumentParser)] = [("corpus", ClientProgram.parser), ("corpusd", ServerProgram.parser)]
+
+    @Test func everyUsageLineNamesEveryOptionOfItsCommand() {
+        for (program, parser) in Self.tables {
+            for spec in parser.commands {
+                for option in spec.options {
+                    #expect(spec.usage.contains(option.synopsis), "\(program) \(spec.name): usage \(spec.usage.debugDescription) lacks \(option.synopsis)")
+                }
+                #expect(spec.usage.hasPrefix(spec.positionals.usage), "\(program) \(spec.name)")
+                let text = parser.usage(of: spec, program: program)
+                for option in spec.options { #expect(text.contains("  \(option.synopsis)"), "\(program) \(spec.name) --help lacks \(option.name)") }
+            }
+        }
+    }
+
+    static let lines: [(parser: ArgumentParser, command: [String], usage: String)] = [
+        (ClientProgram.parser, ["remote", "add"], "NAME URL [--mirror URL]... --trust PUB"),
+        (ClientProgram.parser, ["catalog"], "[QUERY] [--language L] [--access free|entitled]"),
+        (ClientProgram.parser, ["install"], "ID[@VERSION]..."),
+        (ClientProgram.parser, ["import"], "FILE.corpus.zip [--trust PUB]..."),
+        (ClientProgram.parser, ["sync"], "[--wanted FILE] [--prune]"),
+        (ClientProgram.parser, ["search"], "QUERY [--corpus ID]... [-k N] [--lexical-only]"),
+        (ClientProgram.parser, ["verify"], "[ID]"),
+        (ClientProgram.parser, ["list"], ""),
+        (ServerProgram.parser, ["keygen"], "--out DIR [--name NAME] [--force]"),
+        (ServerProgram.parser, ["build"], "SOURCE_DIR --id ID --version V [--title T] [--description D] [--language L] [--license L] --key KEY --out FILE.corpus.zip"),
+        (ServerProgram.parser, ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE]"),
+        (ServerProgram.parser, ["token", "issue"], "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N] [--iss NAME]"),
+    ]
+
+    @Test(arguments: lines)
+    func usageLine(_ c: (parser: ArgumentParser, command: [String], usage: String)) throws {
+        let spec = try #require(c.parser.commands.first { $0.path == c.command })
+        #expect(spec.usage == c.usage)
+    }
+
+    @Test func commandHelpText() throws {
+        let spec = try #require(ClientProgram.parser.commands.first { $0.path == ["remote", "add"] })
+        #expect(ClientProgram.parser.usage(of: spec, program: "corpus") == """
+            usage: corpus remote add NAME URL [--mirror URL]... --trust PUB
+                add a catalog and pin its root key
+
+            options:
+              --mirror URL (repeatable)  a mirror of the catalog's tree (untrusted)
+              --trust PUB  the catalog's root public key (minisign .pub file)
+
+            """)
+        let help = ClientProgram.parser.help(program: "corpus")
+        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... --trust PUB\n      add a catalog and pin its root key\n  remote list\n"))
+        #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --help, -h  show this help\n"))
+    }
+}

@@ -1,0 +1,24 @@
+import Testing
+import Foundation
+import CorpusTestSupport
+
+/// design.md section 3: the client command links only what a client needs. `corpus` names neither
+/// libmicrohttpd (the server) nor libxml2 (the publisher's HTML reader) among the libraries it
+/// loads; `corpusd` needs both. A CLI module that reached the server or publisher again would
+/// bring them back.
+@Suite struct ClientLinkageTests {
+    static func libraries(_ executable: String) throws -> String {
+        let r = try ProcessRunner.run("ldd", [executable])
+        try #require(r.status == 0, "ldd \(executable): \(r.stderr)")
+        return r.stdout
+    }
+
+    @Test func corpusLinksNoServerOrPublisherLibrary() throws {
+        let corpus = try Self.libraries(BuiltProducts.corpus)
+        #expect(!corpus.contains("libmicrohttpd"), "\(corpus)")
+        #expect(!corpus.contains("libxml2"), "\(corpus)")
+        #expect(corpus.contains("libcurl") && corpus.contains("libsqlite3"), "\(corpus)")
+        let corpusd = try Self.libraries(BuiltProducts.corpusd)
+        #expect(corpusd.contains("libmicrohttpd") && corpusd.contains("libxml2"), "\(corpusd)")
+    }
+}
