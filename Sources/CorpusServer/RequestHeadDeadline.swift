@@ -20,7 +20,7 @@ final class RequestHeadDeadline: Sendable {
         var since: ContinuousClock.Instant?
     }
 
-    private struct State: Sendable {
+    private struct State {
         var entries: [UInt: Entry] = [:]
         /// The watcher sleeps with no deadline: a head that starts must wake it.
         var watcherIdle = false
@@ -28,7 +28,9 @@ final class RequestHeadDeadline: Sendable {
     }
 
     private let limit: Duration
-    private let state = ConditionMutex(State())
+    private let state = Mutex(State())
+    /// Wakes the watcher: a head started while it slept with no deadline, or `stop`.
+    private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
@@ -43,7 +45,7 @@ final class RequestHeadDeadline: Sendable {
 
     func opened(_ connection: OpaquePointer, fd: Int32) {
         guard limit > .zero, fd >= 0 else { return }
-        headStarted(connection) { $0[Self.key(connection)] = Entry(fd: fd, since: .now) }
+        headStarted { $0[Self.key(connection)] = Entry(fd: fd, since: .now) }
     }
 
     func headReceived(_ connection: OpaquePointer) {
@@ -51,7 +53,7 @@ final class RequestHeadDeadline: Sendable {
     }
 
     func responseFinished(_ connection: OpaquePointer) {
-        headStarted(connection) { $0[Self.key(connection)]?.since = .now }
+        headStarted { $0[Self.key(connection)]?.since = .now }
     }
 
     func closed(_ connection: OpaquePointer) {
@@ -60,13 +62,13 @@ final class RequestHeadDeadline: Sendable {
 
     /// Records a head that started. Its deadline is later than any already pending, so the watcher
     /// needs waking only when it sleeps with no deadline at all.
-    private func headStarted(_ connection: OpaquePointer, _ update: (inout [UInt: Entry]) -> Void) {
-        let wake = state.withLock { s in
+    private func headStarted(_ update: (inout [UInt: Entry]) -> Void) {
+        let idle = state.withLock { s in
             update(&s.entries)
             defer { s.watcherIdle = false }
             return s.watcherIdle
         }
-        if wake { state.broadcast() }
+        if idle { wake.signal() }
     }
 
     /// Starts the watcher thread (once).
@@ -84,29 +86,34 @@ final class RequestHeadDeadline: Sendable {
     func stop() {
         guard running.load(ordering: .relaxed), !stopped.exchange(true, ordering: .relaxed) else { return }
         state.withLock { $0.stopping = true }
-        state.broadcast()
+        wake.signal()
         finished.wait()
     }
 
-    /// Shuts down the connections past their deadline, then sleeps until the next deadline.
+    /// Shuts down the connections past their deadline, then sleeps until the next deadline, or
+    /// until woken when no head is pending.
     private func watch() {
-        let limit = self.limit
-        state.wait { s -> ConditionMutex<State>.Step<Void> in
-            if s.stopping { return .done(()) }
-            let now = ContinuousClock.now
-            var next: ContinuousClock.Instant?
-            for (key, entry) in s.entries {
-                guard let since = entry.since else { continue }
-                if now - since >= limit {
-                    _ = shutdown(entry.fd, Int32(SHUT_RDWR))
-                    s.entries[key]?.since = nil
-                } else {
-                    next = min(next ?? since + limit, since + limit)
-                }
-            }
-            s.watcherIdle = next == nil
-            return .sleep(until: next)
+        while let next = state.withLock({ expire(&$0, now: .now) }) {
+            wake.wait(until: next)
         }
+    }
+
+    /// Shuts down the connections past their deadline; the next deadline (`.some(nil)`: none
+    /// pending), or nil once stopping.
+    private func expire(_ s: inout State, now: ContinuousClock.Instant) -> ContinuousClock.Instant?? {
+        if s.stopping { return nil }
+        var next: ContinuousClock.Instant?
+        for (key, entry) in s.entries {
+            guard let since = entry.since else { continue }
+            if now - since >= limit {
+                _ = shutdown(entry.fd, Int32(SHUT_RDWR))
+                s.entries[key]?.since = nil
+            } else {
+                next = min(next ?? since + limit, since + limit)
+            }
+        }
+        s.watcherIdle = next == nil
+        return .some(next)
     }
 
     /// Foundation's `Thread.name` does not reach the kernel on Linux, and `pthread_setname_np` is

@@ -1,16 +1,22 @@
+import Foundation
+import Synchronization
+
 /// Counters for `/metrics`, in the Prometheus text exposition format (version 0.0.4), and the
 /// count of responses in flight a graceful stop waits on.
 public final class ServerMetrics: Sendable {
-    private struct Counters: Sendable {
+    private struct Counters {
         var requests: [Int: Int] = [:]
         var bytesSent: Int64 = 0
         var gatedRefusals: [Int: Int] = [:]
         var openConnections = 0
         var responsesInFlight = 0
+        /// A stop sleeps until `responsesInFlight` reaches 0.
+        var drainAwaited = false
     }
 
-    /// A condition as well as a lock: `waitUntilNoResponseInFlight` sleeps on it.
-    private let counters = ConditionMutex(Counters())
+    private let counters = Mutex(Counters())
+    /// Signalled when the last response in flight ends while a stop waits for that.
+    private let drained = DispatchSemaphore(value: 0)
 
     public init() {}
 
@@ -21,21 +27,29 @@ public final class ServerMetrics: Sendable {
     /// A request finished: its status, the body bytes sent (0 when aborted), whether the gate refused
     /// it, and whether libmicrohttpd had taken its response (`responseQueued`).
     func requestCompleted(status: HTTPStatus, bytes: Int64, gatedRefusal: Bool, hadResponse: Bool) {
-        let drained = counters.withLock {
+        let wake = counters.withLock {
             $0.requests[status.code, default: 0] += 1
             $0.bytesSent += bytes
             if gatedRefusal { $0.gatedRefusals[status.code, default: 0] += 1 }
             if hadResponse { $0.responsesInFlight -= 1 }
-            return hadResponse && $0.responsesInFlight == 0
+            guard $0.drainAwaited, $0.responsesInFlight == 0 else { return false }
+            $0.drainAwaited = false
+            return true
         }
-        if drained { counters.broadcast() }
+        if wake { drained.signal() }
     }
 
     /// Sleeps until no response is in flight or `deadline` passes; true when none is.
     func waitUntilNoResponseInFlight(deadline: ContinuousClock.Instant) -> Bool {
-        counters.wait { c in
-            if c.responsesInFlight == 0 { return .done(true) }
-            return ContinuousClock.now < deadline ? .sleep(until: deadline) : .done(false)
+        while true {
+            let idle = counters.withLock { c in
+                if c.responsesInFlight == 0 { return true }
+                c.drainAwaited = true
+                return false
+            }
+            if idle { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            drained.wait(until: deadline)
         }
     }
 
