@@ -23,8 +23,9 @@ public final class Database {
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let code = db.map { Self.extendedCode(rc, of: $0) } ?? rc
             sqlite3_close_v2(db)
-            throw SQLiteError(code: rc, message: message, operation: "open \(path)")
+            throw SQLiteError(extendedCode: .init(rawValue: code), message: message, operation: "open \(path)")
         }
         handle = db
         self.path = path
@@ -46,21 +47,34 @@ public final class Database {
         guard rc == SQLITE_OK else { throw error(rc, "sqlite3_db_config(\(op))") }
     }
 
-    func error(_ rc: Int32, _ operation: String) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)), operation: operation)
+    /// The extended code behind `rc` (`sqlite3_extended_errcode`), or `rc` itself when the
+    /// connection's last error is another one.
+    static func extendedCode(_ rc: Int32, of handle: OpaquePointer) -> Int32 {
+        let extended = sqlite3_extended_errcode(handle)
+        return extended & 0xFF == rc & 0xFF ? extended : rc
     }
 
-    /// Runs one or more statements that return no rows.
+    /// The error for `rc` from the last call on this connection; `quoteMessage` false puts the
+    /// code's fixed text in place of SQLite's message, which may quote a bound value.
+    func error(_ rc: Int32, _ operation: String, sql: String? = nil, quoteMessage: Bool = true) -> SQLiteError {
+        let code = Self.extendedCode(rc, of: handle)
+        let message = String(cString: quoteMessage ? sqlite3_errmsg(handle) : sqlite3_errstr(code))
+        return SQLiteError(extendedCode: .init(rawValue: code), message: message, sql: sql, operation: operation)
+    }
+
+    /// Runs one or more statements that return no rows (`sqlite3_exec`): the way to run several on
+    /// purpose, which `prepare` refuses.
     public func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? "error"
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(message)
-            throw SQLiteError(code: rc, message: text, operation: "execute")
+            throw SQLiteError(extendedCode: .init(rawValue: Self.extendedCode(rc, of: handle)), message: text, sql: sql, operation: "execute")
         }
     }
 
+    /// Prepares exactly one statement; SQL holding a second one is refused (see `execute`).
     public func prepare(_ sql: String) throws -> Statement {
         try Statement(database: self, sql: sql)
     }
@@ -93,43 +107,81 @@ public final class Database {
 @available(*, unavailable)
 extension Database: Sendable {}
 
-/// A prepared statement (`sqlite3_prepare_v2`), finalized in `deinit`.
+/// A prepared statement (`sqlite3_prepare_v3`), finalized in `deinit`.
+///
+/// Every bind's result is checked: a failed one throws, naming the parameter's index, never its
+/// value. Once a value is bound, errors carry SQLite's fixed text for the result code rather than
+/// its message, which can quote the value (see `SQLiteError.message`).
 public final class Statement {
     let handle: OpaquePointer
     let database: Database
+    /// As prepared: placeholders, never values.
+    public let sql: String
+    /// True from the first bind until `reset` clears the bindings.
+    private var holdsValues = false
 
     init(database: Database, sql: String) throws {
         var stmt: OpaquePointer?
-        let rc = sqlite3_prepare_v2(database.handle, sql, -1, &stmt, nil)
-        guard rc == SQLITE_OK, let stmt else {
-            sqlite3_finalize(stmt)
-            throw database.error(rc, "prepare")
+        let refusal: SQLiteError? = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v3(database.handle, text, -1, 0, &stmt, &tail)
+            guard rc == SQLITE_OK, stmt != nil else {
+                return rc == SQLITE_OK ? Self.refusal("the SQL holds no statement", sql) : database.error(rc, "prepare", sql: sql)
+            }
+            return Self.holdsStatement(tail, database) ? Self.refusal("the SQL holds more than one statement; prepare takes one (execute runs several)", sql) : nil
         }
-        handle = stmt
+        if let refusal {
+            sqlite3_finalize(stmt)
+            throw refusal
+        }
+        handle = stmt!
         self.database = database
+        self.sql = sql
     }
 
     deinit { sqlite3_finalize(handle) }
 
-    @discardableResult
-    public func bind(_ index: Int32, _ value: String) -> Self {
-        sqlite3_bind_text(handle, index, value, -1, csqlite_transient())
+    /// True when `tail` holds more than whitespace, semicolons and comments: SQLite prepares what
+    /// it holds and, for those alone, gives no statement back.
+    private static func holdsStatement(_ tail: UnsafePointer<CChar>?, _ database: Database) -> Bool {
+        guard let tail, tail.pointee != 0 else { return false }
+        var next: OpaquePointer?
+        let rc = sqlite3_prepare_v3(database.handle, tail, -1, 0, &next, nil)
+        sqlite3_finalize(next)
+        return rc != SQLITE_OK || next != nil
+    }
+
+    private static func refusal(_ message: String, _ sql: String) -> SQLiteError {
+        SQLiteError(extendedCode: .misuse, message: message, sql: sql, operation: "prepare")
+    }
+
+    /// `sqlite3_bind_*`'s result: the parameter's index in the error, never the value.
+    private func checked(_ rc: Int32, _ index: Int32) throws -> Self {
+        holdsValues = true
+        guard rc == SQLITE_OK else {
+            throw SQLiteError(extendedCode: .init(rawValue: rc), message: String(cString: sqlite3_errstr(rc)), sql: sql,
+                              operation: "bind parameter \(index)")
+        }
         return self
     }
 
+    /// The corresponding C function is `sqlite3_bind_text` (the text is copied).
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64) -> Self {
-        sqlite3_bind_int64(handle, index, value)
-        return self
+    public func bind(_ index: Int32, _ value: String) throws -> Self {
+        try checked(sqlite3_bind_text(handle, index, value, -1, csqlite_transient()), index)
     }
 
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int) -> Self { bind(index, Int64(value)) }
+    public func bind(_ index: Int32, _ value: Int64) throws -> Self {
+        try checked(sqlite3_bind_int64(handle, index, value), index)
+    }
 
     @discardableResult
-    public func bind(_ index: Int32, _ value: Double) -> Self {
-        sqlite3_bind_double(handle, index, value)
-        return self
+    public func bind(_ index: Int32, _ value: Int) throws -> Self { try bind(index, Int64(value)) }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Double) throws -> Self {
+        try checked(sqlite3_bind_double(handle, index, value), index)
     }
 
     /// Advances; true while there is a row.
@@ -138,7 +190,7 @@ public final class Statement {
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw database.error(rc, "step")
+        default: throw database.error(rc, "step", sql: sql, quoteMessage: !holdsValues)
         }
     }
 
@@ -148,9 +200,11 @@ public final class Statement {
         reset()
     }
 
+    /// Rewinds the statement and clears its bindings.
     public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        holdsValues = false
     }
 
     public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

@@ -198,14 +198,16 @@ public final class InstalledCorpus: @unchecked Sendable {
             return try connection.withLock { conn in
                 var out: [Int32: PassageDetail] = [:]
                 for row in rows {
-                    let d = conn.detail.bind(1, Int64(row))
+                    let d = conn.detail
                     defer { d.reset() }
+                    try d.bind(1, Int64(row))
                     guard try d.step() else { continue }
                     let text = d.text(2)
                     var snippet: String?
                     if let any {
-                        let s = conn.snippet.bind(1, any).bind(2, Int64(row))
+                        let s = conn.snippet
                         defer { s.reset() }
+                        try s.bind(1, any).bind(2, Int64(row))
                         if try s.step() { snippet = s.text(0) }
                     }
                     out[row] = PassageDetail(passageID: d.text(0), documentPath: d.text(3), documentTitle: d.text(4),
@@ -252,8 +254,9 @@ public final class InstalledCorpus: @unchecked Sendable {
         }
 
         func ranked(_ expression: String, limit: Int) throws -> [Int32] {
-            let s = lexical.bind(1, expression).bind(2, limit)
+            let s = lexical
             defer { s.reset() }
+            try s.bind(1, expression).bind(2, limit)
             var rows: [Int32] = []
             while try s.step() { rows.append(Int32(truncatingIfNeeded: s.int(0))) }
             return rows

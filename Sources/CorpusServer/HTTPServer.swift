@@ -6,7 +6,8 @@ import CorpusFormat
 /// `/metrics` where `ServerConfiguration.metrics` says (see `MetricsAccess`).
 ///
 /// `stop` stops accepting, lets responses in flight finish within a grace period, then shuts the
-/// listeners down.
+/// listeners down. It sleeps until the last response in flight ends (or the grace period does),
+/// woken by the request-completed callback rather than looking every few milliseconds.
 public final class HTTPServer {
     public let host: String
     public let port: UInt16
@@ -57,9 +58,7 @@ public final class HTTPServer {
         guard !listeners.isEmpty else { return true }
         core.stopping.store(true, ordering: .relaxed)
         for listener in listeners { listener.quiesce() }
-        let deadline = ContinuousClock.now + grace
-        while metrics.responsesInFlight > 0 && ContinuousClock.now < deadline { usleep(10_000) }
-        let drained = metrics.responsesInFlight == 0
+        let drained = metrics.waitUntilNoResponseInFlight(deadline: .now + grace)
         for listener in listeners { listener.stop() }
         listeners = []
         headDeadline.stop()

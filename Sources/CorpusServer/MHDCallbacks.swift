@@ -12,10 +12,6 @@ enum Callbacks {
     static let access: MHD_AccessHandlerCallback = { cls, connection, _, method, version, _, uploadSize, conCls in
         guard let cls, let connection, let conCls, let raw = conCls.pointee else { return .NO }
         let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
-        if ctx.responded {
-            uploadSize?.pointee = 0
-            return .YES
-        }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         return core.handle(connection, ctx, method: method, version: version, uploadSize: uploadSize)
     }
@@ -53,10 +49,10 @@ enum Callbacks {
 }
 
 /// The header fields of a request as libmicrohttpd holds them (`MHD_get_connection_values_n`),
-/// in the order received: names lower-cased and values without surrounding whitespace for the
+/// in the order received: names as received and values without surrounding whitespace for the
 /// handler, and where each lay in libmicrohttpd's buffer for `RequestHeadLayout`.
 final class RequestHeadReader {
-    var headers: [(name: String, value: String)] = []
+    var headers: [(name: HTTPHeaderName, value: String)] = []
     var spans: [(name: RequestHeadLayout.Span, value: RequestHeadLayout.Span)] = []
 
     static func read(_ connection: OpaquePointer) -> RequestHeadReader {
@@ -66,7 +62,7 @@ final class RequestHeadReader {
             let box = Unmanaged<RequestHeadReader>.fromOpaque(cls).takeUnretainedValue()
             let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
             let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-            box.headers.append((name.lowercased(), RequestHeadRules.trimmed(text)))
+            box.headers.append((HTTPHeaderName(name), RequestHeadRules.trimmed(text)))
             box.spans.append((.init(start: UInt(bitPattern: key), length: keySize),
                               .init(start: value.map { UInt(bitPattern: $0) } ?? 0, length: valueSize)))
             return .YES

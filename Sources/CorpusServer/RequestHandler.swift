@@ -2,14 +2,14 @@ import Foundation
 import CorpusFormat
 
 /// A request as the handler sees it: method, raw request-target, HTTP version and headers (names
-/// lower-cased, values without surrounding whitespace).
+/// as received, values without surrounding whitespace).
 struct HTTPRequest {
-    let method: String
+    let method: HTTPMethod
     let rawTarget: String
     let version: String
-    let headers: [(name: String, value: String)]
+    let headers: [(name: HTTPHeaderName, value: String)]
 
-    init(method: String, rawTarget: String, version: String = "HTTP/1.1", headers: [(name: String, value: String)]) {
+    init(method: HTTPMethod, rawTarget: String, version: String = "HTTP/1.1", headers: [(name: HTTPHeaderName, value: String)]) {
         self.method = method
         self.rawTarget = rawTarget
         self.version = version
@@ -17,10 +17,10 @@ struct HTTPRequest {
     }
 
     /// The first field of this name; `RequestHeadRules` refuses a second one of the fields read so.
-    func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
-    func count(_ name: String) -> Int { headers.reduce(0) { $0 + ($1.name == name ? 1 : 0) } }
+    func header(_ name: HTTPHeaderName) -> String? { headers.first { $0.name == name }?.value }
+    func count(_ name: HTTPHeaderName) -> Int { headers.reduce(0) { $0 + ($1.name == name ? 1 : 0) } }
     /// A list-valued field (If-Match, If-None-Match), its field lines joined as RFC 9110 §5.3 allows.
-    func list(_ name: String) -> String? {
+    func list(_ name: HTTPHeaderName) -> String? {
         let values = headers.filter { $0.name == name }.map(\.value)
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
@@ -41,17 +41,23 @@ enum ResponseBody {
 }
 
 struct HTTPResponse {
-    var status: Int
-    var headers: [(String, String)] = []
+    var status: HTTPStatus
+    var headers: [(name: HTTPHeaderName, value: String)] = []
     var body: ResponseBody = .none
     /// Close the connection after this response (framing errors: the rest of the stream is suspect).
     var close = false
     /// The entitlement gate refused this request (counted in metrics).
     var gatedRefusal = false
 
-    static func text(_ status: Int, _ message: String, close: Bool = false) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
-                     body: .bytes(Array((message + "\n").utf8)), close: close)
+    /// A plain-text body of one line, not to be cached.
+    static func text(_ status: HTTPStatus, _ line: String, close: Bool = false) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [(.contentType, "text/plain; charset=utf-8"), (.cacheControl, "no-store")],
+                     body: .bytes(Array((line + "\n").utf8)), close: close)
+    }
+
+    /// A refusal: the status code, then why (`404 not found`).
+    static func refusal(_ status: HTTPStatus, _ reason: String, close: Bool = false) -> HTTPResponse {
+        text(status, "\(status.code) \(reason)", close: close)
     }
 }
 
@@ -98,6 +104,9 @@ final class RequestHandler: Sendable {
         return .bytes(bytes)
     }
 
+    /// The methods served; anything else is answered 405 with this list in `Allow`.
+    static let methods: [HTTPMethod] = [.get, .head]
+
     /// Checks made as soon as the headers are in, before any body is read: the syntax of the head
     /// (`RequestHeadRules`), the method, and the framing. RFC 9110 §8.6 / RFC 9112 §6.3: a GET or
     /// HEAD has no body; a body, a Transfer-Encoding or two Content-Lengths on one is how request
@@ -105,19 +114,19 @@ final class RequestHandler: Sendable {
     /// request may proceed.
     func early(_ req: HTTPRequest) -> HTTPResponse? {
         if let reason = RequestHeadRules.refusal(version: req.version, rawTarget: Array(req.rawTarget.utf8), fields: req.headers) {
-            return .text(400, "400 " + reason, close: true)
+            return .refusal(.badRequest, reason, close: true)
         }
-        let lengths = req.count("content-length")
-        let hasBody = req.count("transfer-encoding") > 0 || lengths > 1
-            || (lengths == 1 && req.header("content-length")?.trimmingCharacters(in: .whitespaces) != "0")
-        guard req.method == "GET" || req.method == "HEAD" else {
-            var r = HTTPResponse.text(405, "405 only GET and HEAD are allowed", close: hasBody)
-            r.headers.append(("Allow", "GET, HEAD"))
+        let lengths = req.count(.contentLength)
+        let hasBody = req.count(.transferEncoding) > 0 || lengths > 1
+            || (lengths == 1 && req.header(.contentLength)?.trimmingCharacters(in: .whitespaces) != "0")
+        guard Self.methods.contains(req.method) else {
+            var r = HTTPResponse.refusal(.methodNotAllowed, "only GET and HEAD are allowed", close: hasBody)
+            r.headers.append((.allow, Self.methods.map(\.rawValue).joined(separator: ", ")))
             return r
         }
-        if req.count("transfer-encoding") > 0 { return .text(400, "400 Transfer-Encoding is not accepted", close: true) }
-        if lengths > 1 { return .text(400, "400 more than one Content-Length", close: true) }
-        if hasBody { return .text(400, "400 requests to this server carry no body", close: true) }
+        if req.count(.transferEncoding) > 0 { return .refusal(.badRequest, "Transfer-Encoding is not accepted", close: true) }
+        if lengths > 1 { return .refusal(.badRequest, "more than one Content-Length", close: true) }
+        if hasBody { return .refusal(.badRequest, "requests to this server carry no body", close: true) }
         return nil
     }
 
@@ -128,26 +137,26 @@ final class RequestHandler: Sendable {
             target = try RequestTarget.parse(req.rawTarget)
         } catch {
             switch error {
-            case let .badRequest(reason): return .text(400, "400 " + reason)
-            case .hidden: return .text(404, "404 not found")
+            case let .badRequest(reason): return .refusal(.badRequest, reason)
+            case .hidden: return .refusal(.notFound, "not found")
             }
         }
         switch target.segments {
         case ["healthz"]:
-            return .text(200, "ok")
+            return .text(.ok, "ok")
         case ["metrics"]:
             return scrape(req)
         case _ where !routes.tree:
-            return .text(404, "404 not found")
+            return .refusal(.notFound, "not found")
         case ["_auth"]:
             return authorize(req, target)
         case []:
             return serveFile(["index.html"], req, gated: false)
         default:
-            switch gate.decide(target.segments, authorization: req.header("authorization")) {
+            switch gate.decide(target.segments, authorization: req.header(.authorization)) {
             case .open: return serveFile(target.segments, req, gated: false)
             case .granted: return serveFile(target.segments, req, gated: true)
-            case .unlisted: return .text(404, "404 not found")
+            case .unlisted: return .refusal(.notFound, "not found")
             case let .unauthenticated(e): return Self.unauthorized(e)
             case let .forbidden(reason): return Self.forbidden(reason)
             }
@@ -156,13 +165,13 @@ final class RequestHandler: Sendable {
 
     /// `GET /metrics`, where and for whom `routes.metrics` allows it (404 elsewhere: not advertised).
     private func scrape(_ req: HTTPRequest) -> HTTPResponse {
-        guard let access = routes.metrics else { return .text(404, "404 not found") }
-        guard access.admits(authorization: req.header("authorization")) else {
-            var r = HTTPResponse.text(401, "401 /metrics needs the scrape token: Authorization: Bearer TOKEN")
-            r.headers.append(("WWW-Authenticate", "Bearer realm=\"metrics\""))
+        guard let access = routes.metrics else { return .refusal(.notFound, "not found") }
+        guard access.admits(authorization: req.header(.authorization)) else {
+            var r = HTTPResponse.refusal(.unauthorized, "/metrics needs the scrape token: Authorization: Bearer TOKEN")
+            r.headers.append((.wwwAuthenticate, "Bearer realm=\"metrics\""))
             return r
         }
-        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
+        return HTTPResponse(status: .ok, headers: [(.contentType, "text/plain; version=0.0.4; charset=utf-8"), (.cacheControl, "no-store")],
                             body: .bytes(Array(metrics.render().utf8)))
     }
 
@@ -175,80 +184,80 @@ final class RequestHandler: Sendable {
     private func authorize(_ req: HTTPRequest, _ target: RequestTarget) -> HTTPResponse {
         // Two paths would be answered for the first while the asker may mean the other.
         guard target.query.filter({ $0.name == "path" }).count <= 1 else {
-            return .text(400, "400 /_auth takes one path: more than one path parameter was given")
+            return .refusal(.badRequest, "/_auth takes one path: more than one path parameter was given")
         }
-        guard let original = req.header("x-original-uri") ?? target.queryValue("path") else {
-            return .text(400, "400 /_auth needs an X-Original-URI header or a path parameter")
+        guard let original = req.header(.xOriginalURI) ?? target.queryValue("path") else {
+            return .refusal(.badRequest, "/_auth needs an X-Original-URI header or a path parameter")
         }
         guard let path = try? RequestTarget.parse(original) else { return Self.forbidden("the original path is not one this host serves") }
-        let decision = gate.decide(path.segments, authorization: req.header("authorization"))
+        let decision = gate.decide(path.segments, authorization: req.header(.authorization))
         var r: HTTPResponse
         switch decision {
-        case .open, .granted: r = HTTPResponse(status: 204)
+        case .open, .granted: r = HTTPResponse(status: .noContent)
         case .unlisted: r = Self.forbidden("no catalog lists this bundle")
         case let .unauthenticated(e): r = Self.unauthorized(e)
         case let .forbidden(reason): r = Self.forbidden(reason)
         }
         // nginx copies this into Cache-Control, so a shared cache never stores a gated bundle.
         if path.segments.first == "bundles" {
-            r.headers.append(("X-Corpus-Cache-Control", FilePolicy.cacheControl(path.segments, gated: decision == .granted)))
+            r.headers.append((.xCorpusCacheControl, FilePolicy.cacheControl(path.segments, gated: decision == .granted)))
         }
         return r
     }
 
     static func unauthorized(_ e: EntitlementTokenError) -> HTTPResponse {
-        var r = HTTPResponse.text(401, "401 " + e.description)
-        r.headers.append(("WWW-Authenticate", "Bearer realm=\"corpus\", error=\"invalid_token\""))
+        var r = HTTPResponse.refusal(.unauthorized, e.description)
+        r.headers.append((.wwwAuthenticate, "Bearer realm=\"corpus\", error=\"invalid_token\""))
         r.gatedRefusal = true
         return r
     }
 
     static func forbidden(_ reason: String) -> HTTPResponse {
-        var r = HTTPResponse.text(403, "403 " + reason)
-        r.headers.append(("WWW-Authenticate", "Bearer realm=\"corpus\", error=\"insufficient_scope\""))
+        var r = HTTPResponse.refusal(.forbidden, reason)
+        r.headers.append((.wwwAuthenticate, "Bearer realm=\"corpus\", error=\"insufficient_scope\""))
         r.gatedRefusal = true
         return r
     }
 
     private func serveFile(_ segments: [String], _ req: HTTPRequest, gated: Bool) -> HTTPResponse {
-        guard let file = tree.open(segments) else { return .text(404, "404 not found") }
+        guard let file = tree.open(segments) else { return .refusal(.notFound, "not found") }
         let id = file.identity
         let etag = FilePolicy.etag(segments, id)
         let lastModified = HTTPDate.format(id.mtimeSeconds)
-        var headers: [(String, String)] = [
-            ("Content-Type", FilePolicy.contentType(segments[segments.count - 1])),
-            ("Cache-Control", FilePolicy.cacheControl(segments, gated: gated)),
-            ("ETag", etag), ("Last-Modified", lastModified), ("Accept-Ranges", "bytes"),
-            ("X-Content-Type-Options", "nosniff"),
+        var headers: [(name: HTTPHeaderName, value: String)] = [
+            (.contentType, FilePolicy.contentType(segments[segments.count - 1])),
+            (.cacheControl, FilePolicy.cacheControl(segments, gated: gated)),
+            (.etag, etag), (.lastModified, lastModified), (.acceptRanges, "bytes"),
+            (.xContentTypeOptions, "nosniff"),
         ]
-        if gated { headers.append(("Vary", "Authorization")) }
+        if gated { headers.append((.vary, HTTPHeaderName.authorization.spelling)) }
 
-        switch ConditionalRequest.evaluate(ifMatch: req.list("if-match"), ifUnmodifiedSince: req.header("if-unmodified-since"),
-                                           ifNoneMatch: req.list("if-none-match"), ifModifiedSince: req.header("if-modified-since"),
+        switch ConditionalRequest.evaluate(ifMatch: req.list(.ifMatch), ifUnmodifiedSince: req.header(.ifUnmodifiedSince),
+                                           ifNoneMatch: req.list(.ifNoneMatch), ifModifiedSince: req.header(.ifModifiedSince),
                                            etag: etag, lastModified: id.mtimeSeconds, now: Int64(Date().timeIntervalSince1970)) {
         case .proceed:
             break
         case .notModified:
-            return HTTPResponse(status: 304, headers: headers.filter { $0.0 != "Content-Type" && $0.0 != "Accept-Ranges" })
+            return HTTPResponse(status: .notModified, headers: headers.filter { $0.name != .contentType && $0.name != .acceptRanges })
         case let .preconditionFailed(reason):
-            return .text(412, "412 " + reason)
+            return .refusal(.preconditionFailed, reason)
         }
         var decision = RangeDecision.full
-        if let range = req.header("range"), Self.ifRangeHolds(req.header("if-range"), etag: etag, mtime: id.mtimeSeconds) {
+        if let range = req.header(.range), Self.ifRangeHolds(req.header(.ifRange), etag: etag, mtime: id.mtimeSeconds) {
             decision = RangeDecision.parse(range, size: id.size)
         }
-        let head = req.method == "HEAD"
+        let head = req.method == .head
         switch decision {
         case .full:
-            guard let body = body(file, offset: 0, length: id.size, head: head) else { return .text(500, "500 the file changed while being read") }
-            return HTTPResponse(status: 200, headers: headers, body: body)
+            guard let body = body(file, offset: 0, length: id.size, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
+            return HTTPResponse(status: .ok, headers: headers, body: body)
         case let .partial(offset, length):
-            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(id.size)"))
-            guard let body = body(file, offset: offset, length: length, head: head) else { return .text(500, "500 the file changed while being read") }
-            return HTTPResponse(status: 206, headers: headers, body: body)
+            headers.append((.contentRange, "bytes \(offset)-\(offset + length - 1)/\(id.size)"))
+            guard let body = body(file, offset: offset, length: length, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
+            return HTTPResponse(status: .partialContent, headers: headers, body: body)
         case .unsatisfiable:
-            var r = HTTPResponse.text(416, "416 range not satisfiable")
-            r.headers.append(("Content-Range", "bytes */\(id.size)"))
+            var r = HTTPResponse.refusal(.rangeNotSatisfiable, "range not satisfiable")
+            r.headers.append((.contentRange, "bytes */\(id.size)"))
             return r
         }
     }

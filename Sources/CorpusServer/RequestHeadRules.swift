@@ -11,32 +11,29 @@
 enum RequestHeadRules {
     /// Fields this server reads as a single value: a second one would make the request mean two
     /// things (which Authorization, which Range?), so it is refused rather than resolved.
-    static let singletons: [(name: String, display: String)] = [
-        ("host", "Host"), ("authorization", "Authorization"), ("range", "Range"), ("if-range", "If-Range"),
-        ("if-modified-since", "If-Modified-Since"), ("if-unmodified-since", "If-Unmodified-Since"),
-        ("x-original-uri", "X-Original-URI"),
-    ]
+    static let singletons: [HTTPHeaderName] = [.host, .authorization, .range, .ifRange, .ifModifiedSince, .ifUnmodifiedSince, .xOriginalURI]
 
-    /// Why the head must be refused, or nil. `fields` are as received (names not lower-cased).
-    static func refusal(version: String, rawTarget: [UInt8], fields: [(name: String, value: String)]) -> String? {
+    /// Why the head must be refused, or nil. `fields` are as received.
+    static func refusal(version: String, rawTarget: [UInt8], fields: [(name: HTTPHeaderName, value: String)]) -> String? {
         if rawTarget.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "the request target holds a space or a control byte (RFC 9112 §3.2)"
         }
         for field in fields {
-            if field.name.isEmpty || !field.name.utf8.allSatisfy(isTokenByte) {
-                return "header field name \(printable(field.name).debugDescription) is not a token: no whitespace or control bytes, none before the colon (RFC 9112 §5.1)"
+            let name = field.name.spelling
+            if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
+                return "header field name \(printable(name).debugDescription) is not a token: no whitespace or control bytes, none before the colon (RFC 9112 §5.1)"
             }
             if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-                return "header field \(field.name) holds a control byte such as a bare CR (RFC 9112 §2.2, RFC 9110 §5.5)"
+                return "header field \(name) holds a control byte such as a bare CR (RFC 9112 §2.2, RFC 9110 §5.5)"
             }
         }
-        let names = fields.map { $0.name.lowercased() }
-        let hosts = names.filter { $0 == "host" }.count
+        let names = fields.map(\.name)
+        let hosts = names.filter { $0 == .host }.count
         if hosts == 0 && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)" }
-        for (name, display) in singletons where names.filter({ $0 == name }).count > 1 {
-            return "more than one \(display) header" + (name == "host" ? " (RFC 9112 §3.2)" : "; send it once")
+        for name in singletons where names.filter({ $0 == name }).count > 1 {
+            return "more than one \(name) header" + (name == .host ? " (RFC 9112 §3.2)" : "; send it once")
         }
-        if let host = fields.first(where: { $0.name.lowercased() == "host" })?.value, !isValidHost(trimmed(host)) {
+        if let host = fields.first(where: { $0.name == .host })?.value, !isValidHost(trimmed(host)) {
             return "Host \(printable(host).debugDescription) is not a host with an optional port (RFC 9112 §3.2)"
         }
         return nil

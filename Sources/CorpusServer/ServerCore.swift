@@ -27,72 +27,92 @@ final class ServerCore: Sendable {
     /// else is answered on the second call and keeps the connection alive.
     func handle(_ connection: OpaquePointer, _ ctx: RequestContext, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
                 uploadSize: UnsafeMutablePointer<Int>?) -> MHD_Result {
-        if ctx.request == nil {
-            headDeadline.headReceived(connection)
-            let head = RequestHeadReader.read(connection)
-            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", rawTarget: ctx.rawTarget,
-                                      version: version.map { String(cString: $0) } ?? "", headers: head.headers)
-            ctx.method = request.method
-            ctx.request = request
-            let layout = RequestHeadLayout(method: method.map { .init($0) } ?? .init(start: 0, length: 0), target: ctx.rawTargetSpan, version: version.map { .init($0) },
-                                           fields: head.spans, headSize: corpus_mhd_request_header_size(connection).nonZero)
-            if let reason = layout.refusal() { return queue(.text(400, "400 " + reason, close: true), connection, ctx) }
-            if let refusal = handler.early(request) { return queue(refusal, connection, ctx) }
+        switch ctx.state {
+        case .receivingHead:
+            return headReceived(connection, ctx, method: method, version: version)
+        case let .headAccepted(request):
+            if let size = uploadSize, size.pointee > 0 {
+                // A body that slipped past the framing checks: drop it, the answer is already decided.
+                size.pointee = 0
+                return .YES
+            }
+            return queue(handler.respond(request), for: request, connection, ctx)
+        case .responding, .unsent:
+            // The body of a request refused on its head: dropped, the connection closes after the answer.
+            uploadSize?.pointee = 0
             return .YES
         }
-        if let size = uploadSize, size.pointee > 0 {
-            // A body that slipped past the framing checks: drop it, the answer is already decided.
-            size.pointee = 0
-            return .YES
-        }
-        if ctx.responded { return .YES }
-        return queue(handler.respond(ctx.request!), connection, ctx)
     }
 
-    private func queue(_ response: HTTPResponse, _ connection: OpaquePointer, _ ctx: RequestContext) -> MHD_Result {
-        let method = ctx.method
-        ctx.responded = true
-        ctx.status = response.status
-        ctx.gatedRefusal = response.gatedRefusal
-        ctx.bodyLength = method == "HEAD" ? 0 : response.body.length
+    /// The head is complete: the checks of its layout and of `RequestHandler.early`.
+    private func headReceived(_ connection: OpaquePointer, _ ctx: RequestContext, method: UnsafePointer<CChar>?,
+                              version: UnsafePointer<CChar>?) -> MHD_Result {
+        headDeadline.headReceived(connection)
+        let head = RequestHeadReader.read(connection)
+        let request = HTTPRequest(method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? ""), rawTarget: ctx.rawTarget,
+                                  version: version.map { String(cString: $0) } ?? "", headers: head.headers)
+        let layout = RequestHeadLayout(method: method.map { .init($0) } ?? .init(start: 0, length: 0), target: ctx.rawTargetSpan,
+                                       version: version.map { .init($0) }, fields: head.spans,
+                                       headSize: corpus_mhd_request_header_size(connection).nonZero)
+        if let reason = layout.refusal() { return queue(.refusal(.badRequest, reason, close: true), for: request, connection, ctx) }
+        if let refusal = handler.early(request) { return queue(refusal, for: request, connection, ctx) }
+        ctx.state = .headAccepted(request)
+        return .YES
+    }
 
-        let mhd: OpaquePointer?
-        switch response.body {
-        case .none:
-            mhd = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
-        case let .bytes(bytes):
-            mhd = bytes.withUnsafeBytes { MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY) }
-        case let .file(file, offset, length):
-            let fd = file.release()
-            mhd = MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset))
-            if mhd == nil { close(fd) }
+    private func queue(_ response: HTTPResponse, for request: HTTPRequest, _ connection: OpaquePointer, _ ctx: RequestContext) -> MHD_Result {
+        let answer = RequestState.Answer(method: request.method, status: response.status,
+                                         bodyLength: request.method == .head ? 0 : response.body.length, gatedRefusal: response.gatedRefusal)
+        guard let mhd = Self.makeResponse(response.body) else {
+            ctx.state = .unsent(answer)
+            return .NO
         }
-        guard let mhd else { return .NO }
         defer { MHD_destroy_response(mhd) }
-        for (name, value) in response.headers { _ = MHD_add_response_header(mhd, name, value) }
-        if response.close || stopping.load(ordering: .relaxed) { _ = MHD_add_response_header(mhd, "Connection", "close") }
-        metrics.responseQueued()
-        ctx.queued = true
-        let result = MHD_queue_response(connection, UInt32(response.status), mhd)
-        if result != .YES {
-            ctx.queued = false
-            metrics.requestCompleted(status: 0, bytes: 0, gatedRefusal: false, hadResponse: true)
+        for (name, value) in response.headers { _ = MHD_add_response_header(mhd, name.spelling, value) }
+        if response.close || stopping.load(ordering: .relaxed) { _ = MHD_add_response_header(mhd, HTTPHeaderName.connection.spelling, "close") }
+        // libmicrohttpd sends the response and reports it finished only after this call returns,
+        // on this thread, so counting it once queued cannot race the completion callback.
+        let result = MHD_queue_response(connection, UInt32(response.status.code), mhd)
+        if result == .YES {
+            metrics.responseQueued()
+            ctx.state = .responding(answer)
+        } else {
+            ctx.state = .unsent(answer)
         }
         return result
     }
 
+    private static func makeResponse(_ body: ResponseBody) -> OpaquePointer? {
+        switch body {
+        case .none:
+            return MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        case let .bytes(bytes):
+            return bytes.withUnsafeBytes { MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY) }
+        case let .file(file, offset, length):
+            let fd = file.release()
+            let mhd = MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset))
+            if mhd == nil { close(fd) }
+            return mhd
+        }
+    }
+
     func finish(_ ctx: RequestContext, completed: Bool) {
-        let bytes = completed ? ctx.bodyLength : 0
-        if ctx.responded {
-            metrics.requestCompleted(status: ctx.status, bytes: bytes, gatedRefusal: ctx.gatedRefusal, hadResponse: ctx.queued)
+        let outcome = ctx.state.outcome(completed: completed)
+        switch outcome {
+        case let .completed(a):
+            metrics.requestCompleted(status: a.status, bytes: a.bodyLength, gatedRefusal: a.gatedRefusal, hadResponse: true)
+        case let .aborted(a, queued):
+            metrics.requestCompleted(status: a.status, bytes: 0, gatedRefusal: a.gatedRefusal, hadResponse: queued)
+        case .unanswered:
+            break
         }
         guard let accessLog else { return }
         let raw = ctx.rawTarget
         let path = raw.firstIndex(of: "?").map { String(raw[..<$0]) } ?? raw
-        accessLog(AccessLogEntry(client: ctx.client, method: AccessLogEntry.sanitize(ctx.method.isEmpty ? "-" : ctx.method, limit: 16),
-                                 path: AccessLogEntry.sanitize(path), status: ctx.status, bytes: bytes,
+        accessLog(AccessLogEntry(client: ctx.client, method: AccessLogEntry.sanitize(outcome.method?.rawValue ?? "-", limit: 16),
+                                 path: AccessLogEntry.sanitize(path), status: outcome.status?.code ?? 0, bytes: outcome.bytesSent,
                                  seconds: Self.seconds(ContinuousClock.now - ctx.start),
-                                 completed: completed && ctx.responded))
+                                 completed: { if case .completed = outcome { true } else { false } }()))
     }
 
     static func seconds(_ d: Duration) -> Double {
@@ -100,8 +120,8 @@ final class ServerCore: Sendable {
     }
 }
 
-/// Per-request state, created in the URI log callback (the only place libmicrohttpd shows the raw
-/// request-target) and released in the request-completed callback, which libmicrohttpd always
+/// Per-request context, created in the URI log callback (the only place libmicrohttpd shows the
+/// raw request-target) and released in the request-completed callback, which libmicrohttpd always
 /// calls once the URI callback has run. Touched only by the thread serving its connection.
 final class RequestContext {
     let rawTarget: String
@@ -109,14 +129,7 @@ final class RequestContext {
     let rawTargetSpan: RequestHeadLayout.Span?
     let start = ContinuousClock.now
     var client = "-"
-    var method = ""
-    var status = 0
-    var bodyLength: Int64 = 0
-    /// Set when the head is complete (the first access-handler call).
-    var request: HTTPRequest?
-    var responded = false
-    var queued = false
-    var gatedRefusal = false
+    var state = RequestState.receivingHead
 
     init(rawTarget: String, rawTargetSpan: RequestHeadLayout.Span?) {
         self.rawTarget = rawTarget

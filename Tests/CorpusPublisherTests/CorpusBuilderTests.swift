@@ -61,7 +61,7 @@ import CorpusTestSupport
         #expect(try db.scalarText("SELECT title FROM documents WHERE path = 'notes.txt'") == "Café notes")
         func match(_ q: String) throws -> [String] {
             let s = try db.prepare("SELECT p.text FROM passages_fts f JOIN passages p ON p.id = f.rowid WHERE passages_fts MATCH ? ORDER BY rank")
-            s.bind(1, q)
+            try s.bind(1, q)
             var out: [String] = []
             while try s.step() { out.append(s.text(0)) }
             return out
