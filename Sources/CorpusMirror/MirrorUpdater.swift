@@ -74,10 +74,37 @@ public struct MirrorUpdater: Sendable {
 
         // 1. Verify the upstream's metadata, then judge it against what the mirror holds.
         let up = try await MirrorUpstream(source: source, client: client, retry: retry, pinned: trustedKey).fetch()
+        try judge(up, against: mirror)
+        let previous = mirror.pointerVersion()
+        progress(.catalogVerified(id: up.catalog.id, version: up.catalog.version, previous: previous))
+
+        // 2. Plan and download the bundles and models; nothing moves into the tree yet.
+        let plan = try plan(up, mirror: mirror, progress: progress)
+        let downloads: [(BundleRef, VerifiedDownload)]
+        do {
+            downloads = try await download(plan.fetches, from: source, into: mirror.work, client: client, progress: progress)
+        } catch {
+            // Only a network failure is worth resuming; after a refusal nothing of this run stays.
+            mirror.cleanWork(everything: (error as? SyncError)?.category != .network)
+            throw error
+        }
+
+        // 3. Everything verified: new immutable files first, the pointer last.
+        try write(up, downloads: downloads, into: mirror)
+        let removed = mirror.removeUnreferencedBundles(keep: up.catalog, now: now())
+        for path in removed { progress(.removed(path: path)) }
+        mirror.cleanWork(everything: true)
+        return MirrorSummary(catalog: up.catalog, previousVersion: previous, fetched: downloads.map { $0.0.path },
+                             fetchedBytes: downloads.reduce(0) { $0 + $1.1.size }, present: plan.present,
+                             skippedEntitled: plan.skipped, removed: removed)
+    }
+
+    /// Refuses an upstream whose root chain disagrees with the mirror's, whose catalog is another
+    /// catalog, older than the newest the mirror holds, the same version with other bytes, or expired.
+    private func judge(_ up: VerifiedUpstream, against mirror: MirrorDirectory) throws {
         let catalog = up.catalog
         try mirror.checkRoots(up.roots)
-        let held = try mirror.newestCatalog()
-        if let held {
+        if let held = try mirror.newestCatalog() {
             if catalog.id != held.catalog.id {
                 throw SyncError.catalogMismatch(reason: "the upstream's catalog is \(catalog.id), this mirror serves \(held.catalog.id)")
             }
@@ -86,82 +113,87 @@ public struct MirrorUpdater: Sendable {
         let existing = FileManager.default.contents(atPath: mirror.path(TreeLayout.catalogPath(version: catalog.version)))
         if let existing, existing != up.catalogBytes { throw SyncError.catalogConflict(version: catalog.version) }
         if let expiry = catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: catalog.expires) }
-        let previous = mirror.pointerVersion()
-        progress(.catalogVerified(id: catalog.id, version: catalog.version, previous: previous))
+    }
 
-        // 2. Plan and download the bundles; nothing moves into the tree yet.
-        var wanted: [CatalogEntry] = []
-        var present: [String] = [], skipped: [String] = []
+    /// One file to fetch: a bundle or a model artifact, with the check its manifest must pass.
+    private struct Fetch {
+        let label: String
+        let ref: BundleRef
+        let token: String?
+        let check: (String) throws -> Void
+    }
+
+    private struct Plan {
+        var fetches: [Fetch] = []
+        var present: [String] = []
+        var skipped: [String] = []
+    }
+
+    /// The bundles, then the models, the catalog references that the mirror does not hold intact
+    /// (each content-addressed file once); entitled corpora only with a token.
+    private func plan(_ up: VerifiedUpstream, mirror: MirrorDirectory, progress: (MirrorProgress) -> Void) throws -> Plan {
+        var plan = Plan()
         var seen = Set<String>()
-        for entry in catalog.corpora {
+        func want(_ ref: BundleRef, label: String, token: String?, check: @escaping (String) throws -> Void) {
+            guard seen.insert(ref.sha256).inserted else { return }
+            if mirror.holds(ref) {
+                plan.present.append(ref.path)
+                progress(.present(corpus: label, path: ref.path))
+            } else {
+                plan.fetches.append(Fetch(label: label, ref: ref, token: token, check: check))
+            }
+        }
+        for entry in up.catalog.corpora {
             let ref = entry.bundle
             // Bundles are content-addressed: a catalog naming any other path cannot reach the tree's other files.
             guard ref.path == TreeLayout.bundlePath(sha256: ref.sha256) else {
                 throw SyncError.malformed(what: "catalog", reason: "bundle of \(entry.id) is at \(ref.path.debugDescription), not bundles/<sha256>.corpus.zip")
             }
             if entry.access == .entitled && token == nil {
-                skipped.append(entry.id)
+                plan.skipped.append(entry.id)
                 progress(.skippedEntitled(corpus: entry.id))
                 continue
             }
-            guard seen.insert(ref.sha256).inserted else { continue }
-            if mirror.holds(ref) {
-                present.append(ref.path)
-                progress(.present(corpus: entry.id, path: ref.path))
-            } else {
-                wanted.append(entry)
-            }
+            want(ref, label: entry.id, token: entry.access == .entitled ? token : nil) { try Self.checkManifest(of: $0, entry: entry, root: up.root) }
         }
-
         // Models the corpora name, content-addressed like bundles, so clients of the mirror need not
-        // reach the origin for them.
-        var wantedEmbedders: [CatalogEmbedder] = []
-        for e in catalog.embedders ?? [] {
+        // reach the origin for them; public, as on the origin.
+        for e in up.catalog.embedders ?? [] {
             let ref = e.artifact
             guard ref.path == TreeLayout.embedderPath(sha256: ref.sha256) else {
                 throw SyncError.malformed(what: "catalog", reason: "embedder \(e.id) is at \(ref.path.debugDescription), not embedders/<sha256>.embedder.zip")
             }
-            guard seen.insert(ref.sha256).inserted else { continue }
-            if mirror.holds(ref) {
-                present.append(ref.path)
-                progress(.present(corpus: "embedder \(e.id)", path: ref.path))
-            } else {
-                wantedEmbedders.append(e)
-            }
+            want(ref, label: "embedder \(e.id)", token: nil) { try Self.checkEmbedder(of: $0, entry: e, root: up.root) }
         }
+        return plan
+    }
 
-        let downloader = Downloader(home: mirror.work, client: client, retry: retry)
+    /// Downloads each planned file (resumable, capped, hash-checked), then checks its manifest
+    /// against the signed catalog; a file that fails is discarded and stops the run.
+    private func download(_ fetches: [Fetch], from source: Source, into work: HomeLayout, client: HTTPClient,
+                          progress: @escaping @Sendable (MirrorProgress) -> Void) async throws -> [(BundleRef, VerifiedDownload)] {
+        let downloader = Downloader(home: work, client: client, retry: retry)
         var downloads: [(BundleRef, VerifiedDownload)] = []
-        do {
-            // Bundles, then models: each downloaded, then checked against the signed catalog.
-            let fetches = wanted.map { entry in
-                (label: entry.id, ref: entry.bundle, token: entry.access == .entitled ? token : nil,
-                 check: { (path: String) throws in try Self.checkManifest(of: path, entry: entry, root: up.root) })
-            } + wantedEmbedders.map { e in
-                (label: "embedder \(e.id)", ref: e.artifact, token: String?.none,
-                 check: { (path: String) throws in try Self.checkEmbedder(of: path, entry: e, root: up.root) })
+        for fetch in fetches {
+            let label = fetch.label, path = fetch.ref.path
+            let done = try await downloader.download(fetch.ref, from: [source], token: fetch.token) {
+                progress(.downloading(corpus: label, path: path, $0))
             }
-            for fetch in fetches {
-                let label = fetch.label, path = fetch.ref.path
-                let done = try await downloader.download(fetch.ref, from: [source], token: fetch.token) {
-                    progress(.downloading(corpus: label, path: path, $0))
-                }
-                do {
-                    try fetch.check(done.path)
-                } catch {
-                    downloader.discard(sha256: fetch.ref.sha256)
-                    throw error
-                }
-                downloads.append((fetch.ref, done))
-                progress(.downloaded(corpus: label, path: path, bytes: done.size))
+            do {
+                try fetch.check(done.path)
+            } catch {
+                downloader.discard(sha256: fetch.ref.sha256)
+                throw error
             }
-        } catch {
-            // Only a network failure is worth resuming; after a refusal nothing of this run stays.
-            mirror.cleanWork(everything: (error as? SyncError)?.category != .network)
-            throw error
+            downloads.append((fetch.ref, done))
+            progress(.downloaded(corpus: label, path: path, bytes: done.size))
         }
+        return downloads
+    }
 
-        // 3. Everything verified: new immutable files first, the pointer last.
+    /// Moves the downloads into place, writes missing root keys, `keys/root.pub`, the catalog and
+    /// its signature, `index.html`, and the pointer `catalog.json` last, atomically.
+    private func write(_ up: VerifiedUpstream, downloads: [(BundleRef, VerifiedDownload)], into mirror: MirrorDirectory) throws {
         for (ref, done) in downloads { try mirror.place(download: done, as: ref) }
         for link in up.roots {
             let rel = TreeLayout.rootKeyPath(version: link.root.version)
@@ -169,22 +201,15 @@ public struct MirrorUpdater: Sendable {
             try mirror.writeIfMissing(link.json, to: rel)
         }
         try mirror.write(Data(up.root.key.fileText.utf8), to: "keys/root.pub")
-        let catalogRel = TreeLayout.catalogPath(version: catalog.version)
+        let catalogRel = TreeLayout.catalogPath(version: up.catalog.version)
         try mirror.writeIfMissing(up.catalogSignature, to: catalogRel + TreeLayout.signatureSuffix)
         try mirror.writeIfMissing(up.catalogBytes, to: catalogRel)
         if let page = up.indexPage { try mirror.write(page, to: "index.html") }
         let pointer: Data
-        do { pointer = try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: catalog.version)) } catch let e as FormatError {
+        do { pointer = try CanonicalJSON.encode(CatalogPointer(id: up.catalog.id, version: up.catalog.version)) } catch let e as FormatError {
             throw Self.syncError(e, file: TreeLayout.pointer)
         }
         try mirror.write(pointer, to: TreeLayout.pointer)
-
-        let removed = mirror.removeUnreferencedBundles(keep: catalog, now: now())
-        for path in removed { progress(.removed(path: path)) }
-        mirror.cleanWork(everything: true)
-        return MirrorSummary(catalog: catalog, previousVersion: previous, fetched: downloads.map { $0.0.path },
-                             fetchedBytes: downloads.reduce(0) { $0 + $1.1.size }, present: present,
-                             skippedEntitled: skipped, removed: removed)
     }
 
     /// The bundle's own manifest must be signed by the newest root and be the corpus the catalog promised.

@@ -125,29 +125,62 @@ public struct CatalogFetcher: Sendable {
         throw SyncError.network(after: attempts, last: lastTransport ?? .network(reason: "no sources"))
     }
 
+    /// One source's answer, verified: the pointer (a 304 ends here), the catalog and its
+    /// signature, the root chain forward from the newest trusted root, then the verdict.
     private func refresh(_ remote: Remote, from source: Source) async throws -> Pending {
-        let state = CatalogState(home: home)
-        let trust = TrustStore(home: home)
-        let accepted = try state.accepted(remote.name)
-
-        // 1. The pointer, conditionally when we hold a catalog and validators from this very URL.
+        let accepted = try CatalogState(home: home).accepted(remote.name)
         let pointerURL = source.url(for: TreeLayout.pointer)
-        var headers: [String: String] = [:]
-        if accepted != nil, let fetch = state.fetchState(remote.name), fetch.url == pointerURL {
-            if let etag = fetch.etag { headers["If-None-Match"] = etag }
-            if let lm = fetch.lastModified { headers["If-Modified-Since"] = lm }
-        }
-        let pointerResponse = try await client.get(HTTPRequest(url: pointerURL, headers: headers, maxBodyBytes: Self.maxPointerBytes),
-                                                   allowNotModified: !headers.isEmpty)
+        let pointerResponse = try await fetchPointer(pointerURL, remote: remote, accepted: accepted)
         if pointerResponse.head.status == 304, let accepted {
             // Nothing new, but a frozen server must not keep an expired catalog alive.
             if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }
-            return Pending(remote: remote, update: .unchanged(accepted.catalog), root: try trust.currentRoot(for: remote),
+            return Pending(remote: remote, update: .unchanged(accepted.catalog), root: try TrustStore(home: home).currentRoot(for: remote),
                            links: [], accepted: nil, fetch: nil)
         }
+        let pointer = try Self.decodePointer(pointerResponse.body)
+
+        // The catalog and its signature, as bytes; a missing signature is a refusal, not a pass.
+        let catalogBytes = try await client.get(HTTPRequest(url: source.url(for: pointer.path), maxBodyBytes: Self.maxCatalogBytes)).body
+        let signatureBytes = try await optional(source.url(for: pointer.path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes)
+        let (root, links) = try await followRootChain(of: remote, on: source)
+
+        let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
+                                                             root: root, expectedID: pointer.id, accepted: accepted)
+        guard verdict.catalog.version == pointer.version else {
+            throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(verdict.catalog.version), the pointer says \(pointer.version)")
+        }
+        let update: Update
+        var newlyAccepted: AcceptedCatalog?
+        switch verdict {
+        case let .unchanged(catalog):
+            update = .unchanged(catalog)
+        case let .accept(catalog):
+            newlyAccepted = AcceptedCatalog(catalog: catalog, bytes: catalogBytes, signature: signatureBytes ?? Data())
+            update = .updated(catalog, previousVersion: accepted?.catalog.version)
+        }
+        let head = pointerResponse.head
+        let fetch = head.etag != nil || head.lastModified != nil
+            ? FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified) : nil
+        return Pending(remote: remote, update: update, root: root, links: links, accepted: newlyAccepted, fetch: fetch)
+    }
+
+    /// GETs the pointer, conditionally when a catalog was accepted and validators were saved for
+    /// this very URL (a 304 then means nothing changed).
+    private func fetchPointer(_ url: String, remote: Remote, accepted: AcceptedCatalog?) async throws -> HTTPResponse {
+        var headers: [String: String] = [:]
+        if accepted != nil, let fetch = CatalogState(home: home).fetchState(remote.name), fetch.url == url {
+            if let etag = fetch.etag { headers["If-None-Match"] = etag }
+            if let lm = fetch.lastModified { headers["If-Modified-Since"] = lm }
+        }
+        return try await client.get(HTTPRequest(url: url, headers: headers, maxBodyBytes: Self.maxPointerBytes),
+                                    allowNotModified: !headers.isEmpty)
+    }
+
+    /// The pointer is an unsigned hint: it must parse, name a valid catalog id and a safe tree path.
+    static func decodePointer(_ body: Data) throws -> CatalogPointer {
         let pointer: CatalogPointer
         do {
-            pointer = try CanonicalJSON.decode(CatalogPointer.self, from: pointerResponse.body, what: TreeLayout.pointer)
+            pointer = try CanonicalJSON.decode(CatalogPointer.self, from: body, what: TreeLayout.pointer)
             try Identifier.validate(pointer.id, what: "catalog id")
         } catch let e as FormatError {
             throw SyncError.from(e)
@@ -155,13 +188,13 @@ public struct CatalogFetcher: Sendable {
         guard TreePath.isSafe(pointer.path) else {
             throw SyncError.malformed(what: TreeLayout.pointer, reason: "unsafe catalog path \(pointer.path.debugDescription)")
         }
+        return pointer
+    }
 
-        // 2. The catalog and its signature, as bytes; a missing signature is a refusal, not a pass.
-        let catalogBytes = try await client.get(HTTPRequest(url: source.url(for: pointer.path), maxBodyBytes: Self.maxCatalogBytes)).body
-        let signatureBytes = try await optional(source.url(for: pointer.path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes)
-
-        // 3. The root chain, from the newest trusted root forward until the tree has no newer one.
-        var root = try trust.currentRoot(for: remote)
+    /// The root chain, from the newest trusted root forward until the tree has no newer one; each
+    /// link verified by the root before it.
+    private func followRootChain(of remote: Remote, on source: Source) async throws -> (root: TrustedRoot, links: [VerifiedRootDocument]) {
+        var root = try TrustStore(home: home).currentRoot(for: remote)
         var links: [VerifiedRootDocument] = []
         for _ in 0..<TrustStore.maxChainLength {
             let path = TreeLayout.rootKeyPath(version: root.version + 1)
@@ -173,26 +206,7 @@ public struct CatalogFetcher: Sendable {
             links.append(link)
             root = link.root
         }
-
-        // 4. Decide, then persist.
-        let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
-                                                             root: root, expectedID: pointer.id, accepted: accepted)
-        guard verdict.catalog.version == pointer.version else {
-            throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(verdict.catalog.version), the pointer says \(pointer.version)")
-        }
-        let result: Update
-        var newlyAccepted: AcceptedCatalog?
-        switch verdict {
-        case let .unchanged(catalog):
-            result = .unchanged(catalog)
-        case let .accept(catalog):
-            newlyAccepted = AcceptedCatalog(catalog: catalog, bytes: catalogBytes, signature: signatureBytes ?? Data())
-            result = .updated(catalog, previousVersion: accepted?.catalog.version)
-        }
-        let head = pointerResponse.head
-        let fetch = head.etag != nil || head.lastModified != nil
-            ? FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified) : nil
-        return Pending(remote: remote, update: result, root: root, links: links, accepted: newlyAccepted, fetch: fetch)
+        return (root, links)
     }
 
     /// GETs a small file; nil when the server says 404 (a missing file is a state, not a failure).

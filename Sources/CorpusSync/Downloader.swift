@@ -38,89 +38,53 @@ public struct Downloader: Sendable {
     public func download(_ ref: BundleRef, from sources: [Source], token: String? = nil,
                          progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws -> VerifiedDownload {
         try Self.validate(ref)
-        let part = home.partial(sha256: ref.digest.hex)
-        let meta = home.partialMeta(sha256: ref.digest.hex)
-        do { try FileIO.createDirectory(home.downloads) } catch let e as FormatError { throw SyncError.from(e) }
-
-        // A partial longer than the signed size can never become the bundle.
-        let existing = FileIO.fileSize(part) ?? 0
-        if existing > ref.size { PartialDownload.discard(path: part, metaPath: meta) }
-        try FreeSpace.require(ref.size - min(existing, ref.size), at: home.downloads)
-
+        try prepare(ref)
         // A failure that received no byte leaves no trace (the home stays as it was).
         var succeeded = false
-        defer {
-            if !succeeded, (FileIO.fileSize(part) ?? 0) == 0 { PartialDownload.discard(path: part, metaPath: meta) }
+        defer { if !succeeded, (FileIO.fileSize(home.partial(sha256: ref.digest.hex)) ?? 0) == 0 { discard(ref.digest) } }
+        let done = try await SourceFailover(retry: retry, originDecidesEntitlement: true).first(of: sources, file: ref.path) { source in
+            try await attempt(ref, source: source, token: source.isOrigin ? token : nil, progress: progress)
         }
-        var firstRefusal: SyncError?
-        var lastTransport: TransportError?
-        var attempts = 0
-        var allNotFound = true
-        var originAuthStatus: Int?
-        for source in sources {
-            var attempt = 0
-            var retriedFromZero = false
-            while attempt < retry.attemptsPerSource {
-                attempt += 1
-                attempts += 1
-                let bearer = source.isOrigin ? token : nil
-                do {
-                    let done = try await HTTPClient.offload { [self] flag in
-                        try self.attempt(ref, source: source, token: bearer, cancellation: flag, progress: progress)
-                    }
-                    succeeded = true
-                    return done
-                } catch let e as AttemptFailure {
-                    allNotFound = false
-                    switch e {
-                    case let .hashMismatch(actual, resumed):
-                        PartialDownload.discard(path: part, metaPath: meta)
-                        // Bad bytes may have come from an older partial, not from this source: try once from zero.
-                        if resumed && !retriedFromZero {
-                            retriedFromZero = true
-                            attempt -= 1
-                            continue
-                        }
-                        if firstRefusal == nil { firstRefusal = .hashMismatch(file: ref.path, expected: ref.digest.hex, actual: actual.hex) }
-                    case let .sizeMismatch(actual):
-                        PartialDownload.discard(path: part, metaPath: meta)
-                        if firstRefusal == nil {
-                            firstRefusal = actual > ref.size ? .sizeExceeded(file: ref.path, limit: ref.size)
-                                : .sizeMismatch(file: ref.path, expected: ref.size, actual: actual)
-                        }
-                    case .badRange:
-                        PartialDownload.discard(path: part, metaPath: meta)
-                        lastTransport = .network(reason: "the server answered a range request inconsistently")
-                        if attempt < retry.attemptsPerSource { try await retry.sleep(afterAttempt: attempt); continue }
-                    }
-                    break
-                } catch let e as TransportError {
-                    switch e {
-                    case .cancelled:
-                        throw SyncError.cancelled
-                    case .tooLarge:
-                        PartialDownload.discard(path: part, metaPath: meta)
-                        allNotFound = false
-                        if firstRefusal == nil { firstRefusal = .sizeExceeded(file: ref.path, limit: ref.size) }
-                    default:
-                        lastTransport = e
-                        if e != .httpStatus(code: 404) { allNotFound = false }
-                        if source.isOrigin, case let .httpStatus(code) = e, code == 401 || code == 403 { originAuthStatus = code }
-                        if e.isTransient && attempt < retry.attemptsPerSource {
-                            try await retry.sleep(afterAttempt: attempt)
-                            continue
-                        }
-                    }
-                    break
-                }
+        succeeded = true
+        return done
+    }
+
+    /// Before any request: `downloads/` exists, a partial longer than the signed size (which can
+    /// never become the bundle) is dropped, and what is left to fetch fits on the volume.
+    private func prepare(_ ref: BundleRef) throws {
+        do { try FileIO.createDirectory(home.downloads) } catch let e as FormatError { throw SyncError.from(e) }
+        let existing = FileIO.fileSize(home.partial(sha256: ref.digest.hex)) ?? 0
+        if existing > ref.size { discard(ref.digest) }
+        try FreeSpace.require(ref.size - min(existing, ref.size), at: home.downloads)
+    }
+
+    /// One attempt on one source, on an offloaded thread, with its failures in the loop's terms: a
+    /// refusal discards the partial and is a `SyncError`; a resumed download whose hash was wrong
+    /// is asked again from zero at once (the bad bytes may have been an older partial's).
+    private func attempt(_ ref: BundleRef, source: Source, token: String?,
+                         progress: (@Sendable (DownloadProgress) -> Void)?) async throws -> VerifiedDownload {
+        do {
+            return try await HTTPClient.offload { [self] flag in
+                try self.attempt(ref, source: source, token: token, cancellation: flag, progress: progress)
             }
+        } catch let e as AttemptFailure {
+            discard(ref.digest)
+            switch e {
+            case let .hashMismatch(actual, resumed):
+                let refusal = SyncError.hashMismatch(file: ref.path, expected: ref.digest.hex, actual: actual.hex)
+                if resumed { throw SourceFailover.AgainAtOnce(otherwise: refusal) }
+                throw refusal
+            case let .sizeMismatch(actual):
+                throw actual > ref.size ? SyncError.sizeExceeded(file: ref.path, limit: ref.size)
+                    : SyncError.sizeMismatch(file: ref.path, expected: ref.size, actual: actual)
+            case .badRange:
+                // Asked again like any failure that may pass, from zero.
+                throw TransportError.network(reason: "the server answered a range request inconsistently")
+            }
+        } catch TransportError.tooLarge {
+            discard(ref.digest)
+            throw SyncError.sizeExceeded(file: ref.path, limit: ref.size)
         }
-        if let firstRefusal { throw firstRefusal }
-        // The origin is the only source that sees the token, so its 401/403 is the entitlement verdict.
-        if originAuthStatus == 401 { throw SyncError.entitlementRequired(file: ref.path) }
-        if originAuthStatus == 403 { throw SyncError.entitlementDenied(file: ref.path) }
-        if allNotFound && !sources.isEmpty { throw SyncError.notFound(file: ref.path) }
-        throw SyncError.network(after: attempts, last: lastTransport ?? .network(reason: "no sources"))
     }
 
     /// Removes a bundle's partial or verified download and its metadata.
@@ -159,57 +123,23 @@ public struct Downloader: Sendable {
             guard actual == ref.digest else { throw AttemptFailure.hashMismatch(actual: actual, resumed: true) }
             return verified
         }
-
         let resumedFrom = file.size
-        var headers: [String: String] = [:]
-        if resumedFrom > 0 {
-            headers["Range"] = "bytes=\(resumedFrom)-"
-            if let meta = PartialDownload.loadMeta(metaPath), meta.url == url, let validator = meta.ifRange {
-                headers["If-Range"] = validator
-            }
-        }
-        let request = HTTPRequest(url: url, headers: headers, bearerToken: token, maxBodyBytes: ref.size)
-
-        let started = DispatchTime.now().uptimeNanoseconds
-        var lastReport: UInt64 = 0
-        var sessionBytes: Int64 = 0
-        func report(force: Bool) {
-            guard let progress else { return }
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard force || Double(now - lastReport) / 1e9 >= progressInterval else { return }
-            lastReport = now
-            let elapsed = Double(now - started) / 1e9
-            let rate = elapsed > 0 ? Double(sessionBytes) / elapsed : 0
-            let left = ref.size - file.size
-            progress(DownloadProgress(bytesDone: file.size, total: ref.size, bytesPerSecond: rate,
-                                      eta: rate > 0 ? Double(left) / rate : nil, source: source.baseURL))
-        }
+        let request = HTTPRequest(url: url, headers: Self.resumeHeaders(from: resumedFrom, url: url, metaPath: metaPath),
+                                  bearerToken: token, maxBodyBytes: ref.size)
+        let report = TransferReport(progress, total: ref.size, source: source.baseURL, interval: progressInterval)
 
         // HTTPClient caps the body at the whole size (a 200 may answer the range request);
         // onBody enforces the exact cap, counting the resumed bytes: byte size+1 aborts.
         try client.perform(request, cancellation: cancellation, onHead: { head in
-            switch head.status {
-            case 200:
-                if let length = head.contentLength, length != ref.size { throw AttemptFailure.sizeMismatch(actual: length) }
-                // The server ignored the range (or If-Range did not match): start over.
-                if file.size > 0 { try file.restart() }
-            case 206:
-                guard resumedFrom > 0, let range = head.contentRange, range.first == resumedFrom else { throw AttemptFailure.badRange }
-                if let total = range.total, total != ref.size { throw AttemptFailure.sizeMismatch(actual: total) }
-            case 416:
-                throw AttemptFailure.badRange
-            default:
-                throw TransportError.httpStatus(code: head.status)
-            }
+            try Self.accept(head, resumedFrom: resumedFrom, size: ref.size, file: file)
             try file.saveMeta(PartialMeta(url: url, etag: head.etag, lastModified: head.lastModified))
             return true
         }, onBody: { chunk in
             guard file.size + Int64(chunk.count) <= ref.size else { throw TransportError.tooLarge(limit: ref.size) }
             try file.append(chunk)
-            sessionBytes += Int64(chunk.count)
-            report(force: false)
+            report.received(chunk.count, done: file.size, force: false)
         })
-        report(force: true)
+        report.received(0, done: file.size, force: true)
         guard file.size == ref.size else {
             // The server ended the body early without an error (no Content-Length): resumable.
             throw TransportError.network(reason: "the body ended after \(file.size) of \(ref.size) bytes")
@@ -219,9 +149,69 @@ public struct Downloader: Sendable {
         return verified
     }
 
+    /// `Range` for a partial of `resumedFrom` bytes, and `If-Range` when the partial came from
+    /// this very URL (validators from one server mean nothing to another).
+    private static func resumeHeaders(from resumedFrom: Int64, url: String, metaPath: String) -> [String: String] {
+        guard resumedFrom > 0 else { return [:] }
+        var headers = ["Range": "bytes=\(resumedFrom)-"]
+        if let meta = PartialDownload.loadMeta(metaPath), meta.url == url, let validator = meta.ifRange {
+            headers["If-Range"] = validator
+        }
+        return headers
+    }
+
+    /// Judges the response head against the request: a 200 of the signed size restarts the
+    /// partial, a 206 must start where the partial ends; anything else is a failure.
+    private static func accept(_ head: HTTPResponseHead, resumedFrom: Int64, size: Int64, file: PartialDownload) throws {
+        switch head.status {
+        case 200:
+            if let length = head.contentLength, length != size { throw AttemptFailure.sizeMismatch(actual: length) }
+            // The server ignored the range (or If-Range did not match): start over.
+            if file.size > 0 { try file.restart() }
+        case 206:
+            guard resumedFrom > 0, let range = head.contentRange, range.first == resumedFrom else { throw AttemptFailure.badRange }
+            if let total = range.total, total != size { throw AttemptFailure.sizeMismatch(actual: total) }
+        case 416:
+            throw AttemptFailure.badRange
+        default:
+            throw TransportError.httpStatus(code: head.status)
+        }
+    }
+
     /// The digest is well formed by its type (`SHA256Digest`); the path and size are checked here.
     static func validate(_ ref: BundleRef) throws {
         guard TreePath.isSafe(ref.path) else { throw SyncError.malformed(what: "bundle reference", reason: "unsafe path \(ref.path.debugDescription)") }
         guard ref.size > 0 else { throw SyncError.malformed(what: "bundle reference", reason: "size must be positive") }
+    }
+}
+
+/// Progress of one transfer, reported at most every `interval` seconds (and once at the end):
+/// bytes done of the whole file, this attempt's rate, and the time left at that rate.
+private final class TransferReport {
+    private let progress: (@Sendable (DownloadProgress) -> Void)?
+    private let total: Int64
+    private let source: String
+    private let interval: Double
+    private let started = DispatchTime.now().uptimeNanoseconds
+    private var lastReport: UInt64 = 0
+    private var sessionBytes: Int64 = 0
+
+    init(_ progress: (@Sendable (DownloadProgress) -> Void)?, total: Int64, source: String, interval: Double) {
+        self.progress = progress
+        self.total = total
+        self.source = source
+        self.interval = interval
+    }
+
+    func received(_ bytes: Int, done: Int64, force: Bool) {
+        sessionBytes += Int64(bytes)
+        guard let progress else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard force || Double(now - lastReport) / 1e9 >= interval else { return }
+        lastReport = now
+        let elapsed = Double(now - started) / 1e9
+        let rate = elapsed > 0 ? Double(sessionBytes) / elapsed : 0
+        progress(DownloadProgress(bytesDone: done, total: total, bytesPerSecond: rate,
+                                  eta: rate > 0 ? Double(total - done) / rate : nil, source: source))
     }
 }

@@ -135,6 +135,6 @@ public struct EmbedderInstaller: Sendable {
 
     /// The lock of one embedder id (`locks/embedder-<id>.lock`).
     public func lock(id: String, wait: FileLock.Wait) throws -> FileLock {
-        try home.lock("embedder-\(id)", wait: wait)
+        try HomeLocks(home: home).embedder(id: id, wait: wait)
     }
 }

@@ -35,6 +35,13 @@ public struct Installer: Sendable {
             self.version = version
             self.content = content
         }
+
+        /// Refuses a bundle whose signed manifest is another corpus, version or content than promised.
+        func check(_ manifest: Manifest) throws {
+            guard manifest.id == id, manifest.version == version, manifest.content == content else {
+                throw SyncError.catalogMismatch(reason: "the bundle holds \(manifest.id) \(manifest.version), the catalog promised \(id) \(version)")
+            }
+        }
     }
 
     /// Installs `bundlePath` as `remote`'s corpus; returns the installed manifest.
@@ -55,11 +62,7 @@ public struct Installer: Sendable {
             reader = try BundleReader(path: bundlePath)
             manifest = try reader.manifest(trustedKeys: trustedKeys).manifest
         } catch let e as FormatError { throw SyncError.from(e) }
-        if let expected {
-            guard manifest.id == expected.id, manifest.version == expected.version, manifest.content == expected.content else {
-                throw SyncError.catalogMismatch(reason: "the bundle holds \(manifest.id) \(manifest.version), the catalog promised \(expected.id) \(expected.version)")
-            }
-        }
+        if let expected { try expected.check(manifest) }
         try createFolders()
         let ownLock = lock == nil ? try corpusLock(remote: remote, id: manifest.id, wait: lockWait) : nil
         defer { withExtendedLifetime(ownLock) {} }
@@ -69,46 +72,63 @@ public struct Installer: Sendable {
         var staged: String?
         defer { if let staged { FileIO.remove(staged) } }
         if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: trustedKeys) {
-            // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
-            let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
-            staged = staging
-            do {
-                var started: Set<String> = []
-                _ = try reader.extract(to: staging, trustedKeys: trustedKeys) { p in
-                    if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
-                    if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
-                }
-            } catch let e as FormatError { throw SyncError.from(e) }
-            LifecycleStep.reached("extracted")
-            do {
-                try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
-            } catch let e as EngineError {
-                throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
-            }
-            LifecycleStep.reached("pack-checked")
-            let size = FileIO.fileSize(bundlePath) ?? 0
-            let sha = try bundleSHA256(bundlePath)
-            var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
-                                       bundleSHA256: sha, bundleSize: size, installed: Date())
-            // Verified just now: later runs compare against these to notice damage without hashing.
-            record.files = FileStamp.folder(staging)
-            try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
-            LifecycleStep.reached("install-record-written")
+            staged = try stage(reader, manifest: manifest, remote: remote, bundled: bundled, bundlePath: bundlePath, trustedKeys: trustedKeys)
         }
         let gate = try importGate(remote: remote, id: manifest.id, bundled: bundled, limit: importLimit, wait: lockWait)
         defer { withExtendedLifetime(gate) {} }
         if let staging = staged {
-            try io { try FileIO.createDirectory(home.versionsDirectory(remote: remote, id: manifest.id)) }
-            // A leftover folder of the same version that did not verify is moved aside whole first.
-            try discardTree(versionDir)
-            guard rename(staging, versionDir) == 0 else { throw SyncError.io(operation: "rename", path: versionDir, errno: errno) }
+            try moveIntoPlace(staging, as: versionDir, remote: remote, id: manifest.id)
             staged = nil
-            FileIO.syncDirectory(home.versionsDirectory(remote: remote, id: manifest.id))
-            LifecycleStep.reached("version-renamed")
         }
         try pointCurrent(remote: remote, id: manifest.id, version: manifest.version.description)
         LifecycleStep.reached("current-pointed")
         return manifest
+    }
+
+    /// Extracts the bundle into a new folder in `staging/` (same volume as `versions/`) with every
+    /// bundle check, runs the engine's pack check on it, and writes its `install.json`; returns
+    /// the folder. The caller removes it if anything after this fails.
+    private func stage(_ reader: BundleReader, manifest: Manifest, remote: String, bundled: Bool,
+                       bundlePath: String, trustedKeys: [PublicKey]) throws -> String {
+        // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
+        let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
+        var staged = false
+        defer { if !staged { FileIO.remove(staging) } }
+        do {
+            var started: Set<String> = []
+            _ = try reader.extract(to: staging, trustedKeys: trustedKeys) { p in
+                if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
+                if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
+            }
+        } catch let e as FormatError { throw SyncError.from(e) }
+        LifecycleStep.reached("extracted")
+        do {
+            try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
+        } catch let e as EngineError {
+            throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
+        }
+        LifecycleStep.reached("pack-checked")
+        let size = FileIO.fileSize(bundlePath) ?? 0
+        let sha = try bundleSHA256(bundlePath)
+        var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
+                                   bundleSHA256: sha, bundleSize: size, installed: Date())
+        // Verified just now: later runs compare against these to notice damage without hashing.
+        record.files = FileStamp.folder(staging)
+        try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
+        LifecycleStep.reached("install-record-written")
+        staged = true
+        return staging
+    }
+
+    /// Renames the staged folder to `versions/<version>`; a leftover folder of that version that
+    /// did not verify is moved aside whole first.
+    private func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
+        let versions = home.versionsDirectory(remote: remote, id: id)
+        try io { try FileIO.createDirectory(versions) }
+        try discardTree(versionDir)
+        guard rename(staging, versionDir) == 0 else { throw SyncError.io(operation: "rename", path: versionDir, errno: errno) }
+        FileIO.syncDirectory(versions)
+        LifecycleStep.reached("version-renamed")
     }
 
     /// True when `versions/<version>` already holds this exact, complete version (a rerun after a
@@ -120,7 +140,7 @@ public struct Installer: Sendable {
               let bytes = FileManager.default.contents(atPath: "\(versionDir)/\(BundleLayout.manifest)"),
               (try? Manifest.decode(bytes)) == manifest else { return false }
         do {
-            try InstalledVerifier.verify(directory: versionDir, trustedKeys: trustedKeys)
+            try InstalledVerification.verifyFiles(directory: versionDir, trustedKeys: trustedKeys)
             try InstalledCorpus.checkExtracted(folder: versionDir, remote: remote)
             return true
         } catch {
@@ -181,14 +201,14 @@ public struct Installer: Sendable {
     /// two processes installing different corpora could both pass it. Nil when nothing counts.
     func importGate(remote: String, id: String, bundled: Bool, limit: Int?, wait: FileLock.Wait) throws -> FileLock? {
         guard let limit, !bundled, home.currentVersionDirectory(remote: remote, id: id) == nil else { return nil }
-        let lock = try home.lock("import-limit", wait: wait)
+        let lock = try HomeLocks(home: home).importLimit(wait: wait)
         let used = home.installed().filter { !$0.record.bundled }.count
         guard used < limit else { throw SyncError.importLimit(used: used, limit: limit) }
         return lock
     }
 
-    public func corpusLock(remote: String, id: String, wait: FileLock.Wait) throws -> FileLock {
-        try home.lock("corpus-\(remote).\(id)", wait: wait)
+    func corpusLock(remote: String, id: String, wait: FileLock.Wait) throws -> FileLock {
+        try HomeLocks(home: home).corpus(remote: remote, id: id, wait: wait)
     }
 
     private func createFolders() throws {

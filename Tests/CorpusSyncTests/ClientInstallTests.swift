@@ -174,8 +174,10 @@ import Foundation
         let requests = env.bundleRequests.count
         let before = env.snapshot
         // The plan was made before the lock; an install that finds the version already current reports it unchanged.
-        let forced = try await env.client.execute([.install(OfferedCorpus(remote: "main", entry: try env.entry(v1)))],
-                                                  roots: ["main": env.tree.pinnedKey], progress: nil)
+        let operation = try ClientOperation.begin(env.client, network: true)
+        let catalogs = try await operation.catalogRefresher().fetchAll()
+        let forced = try await PlanExecutor(operation, catalogs: catalogs, progress: nil)
+            .perform([.install(OfferedCorpus(remote: "main", entry: try env.entry(v1)))])
         #expect(forced.map(\.kind) == [.unchanged])
         #expect(env.bundleRequests.count == requests)
         #expect(env.snapshot == before)

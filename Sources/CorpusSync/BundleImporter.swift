@@ -1,0 +1,42 @@
+import CorpusFormat
+import Foundation
+
+/// `corpus import FILE`: installs a bundle file under the `local` remote, verified against the
+/// newest root key of every configured remote (or the keys given). It counts against the
+/// import limit like any corpus that is not bundled.
+struct BundleImporter: Sendable {
+    let operation: ClientOperation
+
+    var home: HomeLayout { operation.home }
+
+    func importBundle(path: String, trustedKeys extra: [PublicKey]) throws -> Manifest {
+        let roots = try operation.config.remotes.map { try TrustStore(home: home).currentRoot(for: $0).key }
+        let keys = extra + roots
+        guard !keys.isEmpty else {
+            throw SyncError.untrustedKey(keyID: "(none: add a remote with --trust, or pass --trust KEY.pub)")
+        }
+        let manifest: Manifest
+        let signature: Signature
+        do {
+            (manifest, _, signature) = try BundleReader(path: path).manifest(trustedKeys: keys)
+        } catch let e as FormatError { throw SyncError.from(e) }
+        try refuseOverLimit(manifest)
+        let installed = try Installer(home: home)
+            .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys,
+                     importLimit: operation.importLimit)
+        // A key given with --trust is remembered, so that `verify` can check this corpus later.
+        if let key = extra.first(where: { $0.keyID == signature.keyID }), !roots.contains(key) {
+            try TrustStore(home: home).rememberLocal(key)
+        }
+        return installed
+    }
+
+    /// Counted here to refuse before extracting anything, and again by the installer under the
+    /// home's import lock, where a concurrent install cannot slip in between.
+    private func refuseOverLimit(_ manifest: Manifest) throws {
+        guard let limit = operation.importLimit else { return }
+        let already = operation.installed.contains { $0.record.remote == HomeLayout.localRemote && $0.record.id == manifest.id }
+        let used = operation.installed.filter { !$0.record.bundled }.count
+        if !already, used >= limit { throw SyncError.importLimit(used: used, limit: limit) }
+    }
+}

@@ -1,0 +1,102 @@
+import CorpusFormat
+import Foundation
+
+/// Brings the catalog of every configured remote up to date, one `CatalogFetcher` request
+/// sequence each, on the operation's HTTP client.
+///
+/// `refreshAll` persists each catalog that verified (`catalog`, `show`, `status`); `fetchAll`
+/// keeps them pending for an install or sync, which commits them only once its work changed
+/// something or fully succeeded (`PendingCatalogs.commit`), so a refused bundle leaves the home
+/// as it was.
+struct CatalogRefresher: Sendable {
+    let home: HomeLayout
+    let remotes: [Remote]
+    let fetcher: CatalogFetcher
+
+    /// The refresher of `remotes` (refused as not found when there are none) on `http`, with the
+    /// client's retries and catalog deadline.
+    init(_ settings: CorpusClient, remotes: [Remote], http: HTTPClient) throws {
+        home = settings.home
+        self.remotes = try RemoteRegistry.required(remotes)
+        var fetcher = CatalogFetcher(home: home, client: http, retry: settings.retry)
+        fetcher.deadline = settings.catalogDeadline
+        self.fetcher = fetcher
+    }
+
+    /// Every remote's refresh, each a success or its refusal (one remote's failure does not stop the others).
+    func refreshAll() async throws -> [CorpusClient.CatalogRefresh] {
+        var out: [CorpusClient.CatalogRefresh] = []
+        for remote in remotes {
+            do {
+                out.append(.init(remote: remote, result: .success(try await fetcher.refresh(remote))))
+            } catch let e as SyncError {
+                out.append(.init(remote: remote, result: .failure(e)))
+            }
+        }
+        return out
+    }
+
+    /// Fetches and verifies every remote's catalog without persisting it. A refusal from any remote
+    /// stops the operation; a network failure falls back to the last accepted, unexpired catalog.
+    func fetchAll() async throws -> PendingCatalogs {
+        var out: [CatalogFetcher.Pending] = []
+        for remote in remotes {
+            do {
+                out.append(try await fetcher.fetch(remote))
+            } catch let e as SyncError {
+                guard e.category == .network, let accepted = try CatalogState(home: home).accepted(remote.name),
+                      let expiry = accepted.catalog.expiryDate, expiry > Date() else { throw e }
+                out.append(CatalogFetcher.Pending(remote: remote, update: .unchanged(accepted.catalog),
+                                                  root: try TrustStore(home: home).currentRoot(for: remote),
+                                                  links: [], accepted: nil, fetch: nil))
+            }
+        }
+        return PendingCatalogs(all: out)
+    }
+
+    /// What the accepted catalogs of `remotes` offer, without network.
+    static func offered(home: HomeLayout, remotes: [Remote]) throws -> [OfferedCorpus] {
+        let state = CatalogState(home: home)
+        var out: [OfferedCorpus] = []
+        for remote in remotes {
+            guard let accepted = try state.accepted(remote.name) else { continue }
+            out += accepted.catalog.corpora.map { OfferedCorpus(remote: remote.name, entry: $0) }
+        }
+        return out
+    }
+}
+
+extension CorpusClient {
+    /// The outcome of refreshing one remote's catalog.
+    public struct CatalogRefresh: Sendable {
+        public var remote: Remote
+        public var result: Result<CatalogFetcher.Update, SyncError>
+    }
+}
+
+/// The verified catalogs one install or sync works from, not yet written to the home folder.
+struct PendingCatalogs: Sendable {
+    let all: [CatalogFetcher.Pending]
+
+    /// Every corpus they offer, with its remote.
+    var offered: [OfferedCorpus] {
+        all.flatMap { p in p.update.catalog.corpora.map { OfferedCorpus(remote: p.remote.name, entry: $0) } }
+    }
+
+    /// The newest root key of each remote: the key its bundles must be signed by.
+    var roots: [String: PublicKey] {
+        Dictionary(all.map { ($0.remote.name, $0.root.key) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The embedder models each remote's catalog offers.
+    var embedders: [String: [CatalogEmbedder]] {
+        Dictionary(all.map { ($0.remote.name, $0.update.catalog.embedders ?? []) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    var remoteNames: Set<String> { Set(all.map(\.remote.name)) }
+
+    /// Writes each remote's accepted root links, catalog and conditional-request state.
+    func commit(home: HomeLayout) throws {
+        for p in all { try p.commit(home: home) }
+    }
+}

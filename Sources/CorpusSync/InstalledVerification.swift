@@ -1,0 +1,104 @@
+import CorpusEngine
+import CorpusFormat
+import Foundation
+
+/// Re-checks installed corpora (`corpus verify`, and the damage check of `install` and `sync`):
+/// every file's hash and size against the signed manifest, the manifest's signature against the
+/// keys trusted for its remote, and the pack opened as searches open it with its integrity check.
+struct InstalledVerification: Sendable {
+    let home: HomeLayout
+    let config: ClientConfig
+
+    /// Checks the installed corpora `name` selects (`id`, `remote/id`, or every one for nil); a
+    /// corpus whose install record is damaged is named too.
+    static func verify(_ name: String?, home: HomeLayout) throws -> [CorpusClient.VerifyOutcome] {
+        func selected(_ remote: String, _ id: String) -> Bool { name == nil || name == id || name == "\(remote)/\(id)" }
+        let targets = home.installed().filter { selected($0.record.remote, $0.record.id) }
+        let damaged = home.damagedInstalls().filter { d in
+            let parts = d.name.split(separator: "/").map(String.init)
+            return selected(parts[0], parts[1])
+        }
+        if let name, targets.isEmpty, damaged.isEmpty { throw SyncError.notInstalled(name: name) }
+        let verification = InstalledVerification(home: home, config: try ClientConfig.load(home))
+        var out = targets.map { c in
+            let name = "\(c.record.remote)/\(c.record.id)"
+            return CorpusClient.VerifyOutcome(name: name, error: verification.fullCheck(directory: c.directory, remote: c.record.remote, name: name))
+        }
+        out += damaged.map { CorpusClient.VerifyOutcome(name: $0.name, error: $0.error) }
+        return out.sorted { $0.name < $1.name }
+    }
+
+    /// Why an installed corpus's current version cannot be trusted any more, or nil when it is intact.
+    ///
+    /// Hashing every file on every sync would cost seconds per large corpus, so the sizes and
+    /// modification times recorded at install decide first; only a folder whose files changed (or
+    /// whose record predates the stamps) is checked in full, as `corpus verify` does. A folder that
+    /// passes the full check gets its stamps recorded afresh.
+    func damage(of have: InstalledCorpusRecord) -> SyncError? {
+        guard let dir = home.currentVersionDirectory(remote: have.remote, id: have.id),
+              var record = InstallRecord.read(versionDirectory: dir) else { return nil }
+        if record.stampsMatch(dir) { return nil }
+        if let error = fullCheck(directory: dir, remote: have.remote, name: have.qualifiedName) { return error }
+        record.files = FileStamp.folder(dir)
+        if let bytes = try? JSONEncoder().encode(record) {
+            try? FileIO.writeAtomically(bytes, to: "\(dir)/\(InstallRecord.fileName)")
+        }
+        return nil
+    }
+
+    /// Every file against the signed manifest, the signature against the keys trusted for
+    /// `remote`, and the pack opened as searches open it with its integrity check.
+    func fullCheck(directory: String, remote: String, name: String) -> SyncError? {
+        do {
+            try Self.verifyFiles(directory: directory, trustedKeys: verificationKeys(for: remote))
+        } catch {
+            return .carrying(error, what: name)
+        }
+        do {
+            try InstalledCorpus.checkExtracted(folder: directory, remote: remote)
+            return nil
+        } catch let e as EngineError {
+            // Every refusal of the pack check, whether or not it is one of trust: the folder is unusable.
+            return .unsafePack(corpus: name, cause: e)
+        } catch {
+            return .carrying(error, what: name)
+        }
+    }
+
+    /// The keys an installed corpus of `remote` may be signed by: the newest root of every
+    /// configured remote, and for imported corpora the keys imports were trusted with.
+    func verificationKeys(for remote: String) -> [PublicKey] {
+        let trust = TrustStore(home: home)
+        var keys = config.remotes.compactMap { try? trust.currentRoot(for: $0).key }
+        if remote == HomeLayout.localRemote { keys += trust.localKeys() }
+        return keys
+    }
+
+    /// Re-verifies a version folder against its own signed manifest: the signature by one of
+    /// `trustedKeys`, then every member's size and SHA-256.
+    static func verifyFiles(directory: String, trustedKeys: [PublicKey]) throws {
+        let manifestPath = "\(directory)/\(BundleLayout.manifest)"
+        guard let bytes = FileManager.default.contents(atPath: manifestPath) else {
+            throw SyncError.io(operation: "read", path: manifestPath, errno: ENOENT)
+        }
+        let signature = try io { try Signature(contentsOf: "\(directory)/\(BundleLayout.signature)") }
+        guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }) else {
+            throw SyncError.untrustedKey(keyID: signature.keyID.description)
+        }
+        try io { try key.verify(signature, message: bytes) }
+        let manifest = try io { try Manifest.decode(bytes) }
+        for (name, info) in manifest.members.sorted(by: { $0.key < $1.key }) {
+            let (actual, size) = try io { try SHA256.digest(fileAt: "\(directory)/\(name)") }
+            guard size == info.size else { throw SyncError.sizeMismatch(file: name, expected: info.size, actual: size) }
+            guard actual == info.sha256 else { throw SyncError.hashMismatch(file: name, expected: info.sha256.hex, actual: actual.hex) }
+        }
+    }
+}
+
+extension CorpusClient {
+    /// One corpus `verify` checked: nil `error` when it verified.
+    public struct VerifyOutcome: Sendable {
+        public var name: String
+        public var error: SyncError?
+    }
+}
