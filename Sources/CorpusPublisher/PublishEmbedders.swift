@@ -14,16 +14,10 @@ import Glibc
 /// model-free default instead and the publish reports why, so a checkout without the weights
 /// still publishes and tests.
 ///
-/// Model files are published (in the artifact), so they follow the documents' rule: a link among
-/// them must stay inside the model folder (`SourceFolder`), and the bytes the artifact writer
-/// hashed (it follows paths) must be the bytes found there without following any link; the written
-/// artifact is verified before it is moved into the tree.
+/// Models are loaded and checked by `ModelFolder`, as `corpusd build --model` loads them, so both
+/// name the same digest; the written artifact is verified before it is moved into the tree.
 struct PublishEmbedders {
-    struct Model {
-        var embedder: any Embedder
-        var folder: String
-        var digest: SHA256Digest
-    }
+    typealias Model = ModelFolder.Model
 
     let fallback: any Embedder
     private(set) var models: [String: Model] = [:]
@@ -36,49 +30,15 @@ struct PublishEmbedders {
         let wanted = Set(source.corpora.compactMap(\.embedder)).subtracting([fallback.id])
         for m in source.embedders ?? [] where wanted.contains(m.id) {
             let folder = CatalogSource.locate(m.source, in: catalogDirectory)
-            if let absent = EmbedderArtifactLayout.payloadMembers.first(where: { !FileIO.exists("\(folder)/\($0)") }) {
+            if let absent = ModelFolder.absentFile(in: folder) {
                 missing[m.id] = "\(folder) has no \(absent) (run scripts/fetch-model.sh to fetch the weights)"
                 continue
             }
-            let files = try Self.checkedFiles(folder)
-            switch m.id {
-            case MiniLMEmbedder.identifier:
-                var model = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: folder))
-                let written = try EmbedderArtifactWriter.manifest(modelDirectory: folder, id: model.id, dimension: model.dimension)
-                try Self.confirm(written.manifest, matches: files, folder: folder)
-                let digest = written.digest
-                model.modelDigest = digest
-                models[m.id] = Model(embedder: model, folder: folder, digest: digest)
-            default:
+            guard ModelFolder.known.contains(m.id) else {
                 throw PublisherError.invalidCatalogSource(path: "\(catalogDirectory)/catalog.json",
                                                           reason: "embedder \(m.id) is not one this build can run (it knows \(MiniLMEmbedder.identifier))")
             }
-        }
-    }
-
-    /// The model files of `folder`, each a regular file there or a link to one inside it.
-    static func checkedFiles(_ folder: String) throws -> (folder: SourceFolder, files: [String: SourceFile]) {
-        let source = try SourceFolder(folder)
-        var files: [String: SourceFile] = [:]
-        for name in EmbedderArtifactLayout.payloadMembers {
-            switch source.file(at: name) {
-            case let .success(file): files[name] = file
-            case let .failure(e) where e.reason == SourceFolder.leaving:
-                throw PublisherError.linkLeavesFolder(path: "\(folder)/\(name)", folder: folder)
-            case let .failure(e):
-                throw PublisherError.invalidCatalogSource(path: "\(folder)/\(name)", reason: "\(e.reason); a model file must be a regular file")
-            }
-        }
-        return (source, files)
-    }
-
-    /// Checks that what the artifact manifest hashed is what the folder holds, read without following links.
-    static func confirm(_ manifest: EmbedderManifest, matches checked: (folder: SourceFolder, files: [String: SourceFile]), folder: String) throws {
-        for (name, file) in checked.files {
-            let sha = try? checked.folder.sha256(file)
-            guard let sha, manifest.files[name]?.sha256 == sha else {
-                throw PublisherError.invalidCatalogSource(path: folder, reason: "the model files changed while publishing (\(name))")
-            }
+            models[m.id] = try ModelFolder.load(id: m.id, folder: folder)
         }
     }
 

@@ -30,6 +30,13 @@ public enum PublisherError: Error, Equatable, Sendable {
     case linkLeavesFolder(path: String, folder: String)
     /// A catalog lifetime outside `TreePublisher.expiryRange`.
     case expiryOutOfRange(seconds: TimeInterval, range: ClosedRange<TimeInterval>)
+    /// An embedder id this build has no encoder for.
+    case unknownEmbedder(id: String, known: [String])
+    /// `--model` without a model embedder, or a model embedder without `--model`.
+    case modelOption(reason: String)
+    /// A model folder that is not the model its embedder id names (files missing, another
+    /// configuration, weights that do not load).
+    case invalidModel(folder: String, embedder: String, reason: String)
 }
 
 extension PublisherError: CustomStringConvertible {
@@ -54,6 +61,11 @@ extension PublisherError: CustomStringConvertible {
             return "corpus \(corpus) version \(version) \(relation) version \(published), already published (catalog version \(catalogVersion))"
         case let .expiryOutOfRange(seconds, range):
             return "a catalog lifetime of \(Int(seconds)) s is outside \(Int(range.lowerBound)) s to \(Int(range.upperBound)) s"
+        case let .unknownEmbedder(id, known):
+            return "unknown embedder \(id.debugDescription): this build embeds with \(known.joined(separator: " or "))"
+        case let .modelOption(reason): return reason
+        case let .invalidModel(folder, embedder, reason):
+            return "\(folder) is not a model folder of \(embedder): \(reason)"
         case let .linkLeavesFolder(path, folder):
             return "\(path) is a symbolic link leading outside \(folder); the publisher reads only files inside the folders catalog.json names"
         }

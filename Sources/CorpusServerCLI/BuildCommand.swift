@@ -13,8 +13,11 @@ enum BuildCommand: ServerCommand {
     static let license = Option.value("--license", "L", "license name, e.g. CC-BY-4.0")
     static let key = Option.value("--key", "KEY", "minisign secret key to sign with")
     static let out = Option.value("--out", "FILE.corpus.zip", "the .corpus.zip to write")
+    static let embedder = Option.value("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
+    static let model = Option.value("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
     static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files",
-                                  positionals: .exactly("SOURCE_DIR"), options: [id, version, title, description, language, license, key, out],
+                                  positionals: .exactly("SOURCE_DIR"),
+                                  options: [id, version, title, description, language, license, embedder, model, key, out],
                                   required: [id, version, key, out])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
@@ -22,10 +25,12 @@ enum BuildCommand: ServerCommand {
         try Identifier.validate(id, what: "corpus id")
         let version = try CorpusVersion.parse(cmd.required(Self.version), what: Self.version.name)
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
+        // The model is loaded and checked before anything is written: a wrong folder stops here.
+        let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
         let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
                                    description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
                                    license: cmd.value(Self.license) ?? "")
-        let summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out)) { step in
+        let summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder) { step in
             if console.json {
                 console.emitLine(BuildEventLine(step))
             } else if !console.quiet, case let .ingested(documents, skipped) = step {
@@ -36,16 +41,19 @@ enum BuildCommand: ServerCommand {
                                                 license: options.license, language: options.language) + summary.warnings
         if console.json {
             console.emit(Built(bundle: summary.output, id: id, version: version.description, documents: summary.documents,
-                               passages: summary.passages, size: summary.bytes, contentDigest: summary.manifest.contentDigest,
+                               passages: summary.passages, size: summary.bytes, contentDigest: summary.manifest.content.hex,
+                               embedder: EmbedderEntry(summary.manifest.embedder),
                                skipped: summary.skipped.map(SkippedEntry.init), warnings: warnings.map(WarningEntry.init)))
         } else {
             for s in summary.skipped { console.err(PublisherReport.line(s)) }
             for w in warnings { console.err(PublisherReport.line(w)) }
-            console.info("wrote \(summary.output): \(summary.documents) document(s), \(summary.passages) passage(s), \(summary.bytes) bytes, signed by key \(key.keyID)")
+            let e = summary.manifest.embedder
+            let model = e.modelDigest.map { " (model \($0.prefix(12))…)" } ?? ""
+            console.info("wrote \(summary.output): \(summary.documents) document(s), \(summary.passages) passage(s), \(summary.bytes) bytes, embedded with \(e.id)\(model), signed by key \(key.keyID)")
         }
     }
 
-    /// `{"bundle", "id", "version", "documents", "passages", "size", "content_digest", "skipped", "warnings"}`
+    /// `{"bundle", "id", "version", "documents", "passages", "size", "content_digest", "embedder", "skipped", "warnings"}`
     struct Built: Encodable {
         let bundle: String
         let id: String
@@ -54,12 +62,26 @@ enum BuildCommand: ServerCommand {
         let passages: Int
         let size: Int64
         let contentDigest: String
+        let embedder: EmbedderEntry
         let skipped: [SkippedEntry]
         let warnings: [WarningEntry]
 
         enum CodingKeys: String, CodingKey {
-            case bundle, id, version, documents, passages, size, skipped, warnings
+            case bundle, id, version, documents, passages, size, embedder, skipped, warnings
             case contentDigest = "content_digest"
+        }
+    }
+
+    /// `{"id", "dimension", "digest"?}`: the embedder the manifest names, as it names it.
+    struct EmbedderEntry: Encodable {
+        let id: String
+        let dimension: Int
+        let digest: String?
+
+        init(_ info: EmbedderInfo) {
+            id = info.id
+            dimension = info.dimension
+            digest = info.modelDigest?.hex
         }
     }
 }

@@ -33,6 +33,14 @@ enum PublisherErrors {
                                hint: "versions only go up: give \(corpus) a version above \(published) in catalog.json", kind: .usage)
         case .expiryOutOfRange:
             return ErrorReport(code: "usage", message: e.description, hint: "give --expires \(DurationOption.catalogExpiry.bounds)", kind: .usage)
+        case .unknownEmbedder:
+            return ErrorReport(code: "unknown-embedder", message: e.description,
+                               hint: "leave --embedder out for the model-free default, or give --embedder all-MiniLM-L6-v2 --model DIR", kind: .usage)
+        case .modelOption:
+            return ErrorReport(code: "usage", message: e.description, hint: "see corpusd build --help", kind: .usage)
+        case .invalidModel:
+            return ErrorReport(code: "model-folder", message: e.description,
+                               hint: "give the folder scripts/fetch-model.sh fills (models/all-MiniLM-L6-v2)", kind: .usage)
         case .linkLeavesFolder:
             return ErrorReport(code: "link-outside", message: e.description, hint: "copy the file into the folder (cp -L) instead of linking to it", kind: .usage)
         }

@@ -20,9 +20,12 @@ import CorpusFormat
         ("keygen", JSONOutput.string(KeygenCommand.Written(key: "/k/x.key", publicKey: "/k/x.pub", keyID: "98699569EDD7EB9A")),
          #"{"key":"/k/x.key","key_id":"98699569EDD7EB9A","public_key":"/k/x.pub"}"#),
         ("build", JSONOutput.string(BuildCommand.Built(bundle: "/w/tides.corpus.zip", id: "tides", version: "1", documents: 2, passages: 2, size: 3735,
-                                                       contentDigest: "189a", skipped: [SkippedEntry(SkippedFile(path: "bad.bin", reason: "unsupported file type"))],
+                                                       contentDigest: "189a",
+                                                       embedder: BuildCommand.EmbedderEntry(EmbedderInfo(id: "all-MiniLM-L6-v2", dimension: 384, encoding: "int8",
+                                                                                                         modelDigest: SHA256Digest(hex: String(repeating: "b", count: 64))!)),
+                                                       skipped: [SkippedEntry(SkippedFile(path: "bad.bin", reason: "unsupported file type"))],
                                                        warnings: [WarningEntry(warning)])),
-         #"{"bundle":"/w/tides.corpus.zip","content_digest":"189a","documents":2,"id":"tides","passages":2,"size":3735,"skipped":[{"path":"bad.bin","reason":"unsupported file type"}],"version":"1","#
+         #"{"bundle":"/w/tides.corpus.zip","content_digest":"189a","documents":2,"embedder":{"digest":"\#(String(repeating: "b", count: 64))","dimension":384,"id":"all-MiniLM-L6-v2"},"id":"tides","passages":2,"size":3735,"skipped":[{"path":"bad.bin","reason":"unsupported file type"}],"version":"1","#
          + #""warnings":[{"field":"text","owner":"corpus tides, document a.md","text":"High water \\x1b[31mlater/earlier."}]}"#),
         ("build: ingested", JSONOutput.string(BuildEventLine(.ingested(documents: 2, skipped: 1))), #"{"documents":2,"event":"ingested","skipped":1}"#),
         ("build: split", JSONOutput.string(BuildEventLine(.split(passages: 2))), #"{"event":"split","passages":2}"#),
