@@ -77,6 +77,15 @@ final class VettedArchive {
                                     chunkSize: Self.chunkSize, progress: progress)
     }
 
+    /// Writes the verified document, its signature and the payload members into `directory`, an
+    /// empty folder the caller owns (see `ZipReader.writeVerified`).
+    func write(into directory: String, document: (name: String, bytes: Data), signature: (name: String, text: String),
+               payload: [(name: String, declared: MemberInfo)], progress: ((BundleProgress) -> Void)?) throws {
+        try reader.writeVerified(into: directory, manifest: document, signature: signature,
+                                 payload: payload.map { ($0.name, positions[$0.name]!, $0.declared) },
+                                 chunkSize: Self.chunkSize, progress: progress)
+    }
+
     private func readSmall(_ name: String, limit: Int64) throws -> Data {
         try reader.readSmall(at: positions[name]!, name: name, limit: limit)
     }

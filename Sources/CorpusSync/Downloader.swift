@@ -3,10 +3,13 @@ import Foundation
 
 /// A bundle downloaded to `downloads/<sha256>.part` whose SHA-256 and size match the signed catalog.
 /// The caller (the installer) unpacks it and then removes it with `Downloader.discard`.
+///
+/// Only the downloader makes one (after the hash and size matched), so an installer handed one
+/// takes its digest and size as they were verified instead of hashing the file again.
 public struct VerifiedDownload: Sendable, Equatable {
-    public var path: String
-    public var digest: SHA256Digest
-    public var size: Int64
+    public let path: String
+    public let digest: SHA256Digest
+    public let size: Int64
 }
 
 /// Downloads bundles named by a signed catalog, resumably, across the origin and its mirrors.

@@ -110,6 +110,16 @@ extension HomeLayout {
         }
     }
 
+    /// How many installed corpora count against an import limit (those not bundled), read from
+    /// their install records only.
+    func importsUsed() -> Int {
+        installedCorpora().filter { pair in
+            guard let dir = currentVersionDirectory(remote: pair.remote, id: pair.id),
+                  let record = InstallRecord.read(versionDirectory: dir) else { return false }
+            return !record.bundled
+        }.count
+    }
+
     /// Corpora whose `current` version folder holds an install record that does not parse: they
     /// are missing from `installed()`, and `verify` names them with their repair.
     public func damagedInstalls() -> [(name: String, directory: String, error: SyncError)] {

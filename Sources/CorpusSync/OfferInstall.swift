@@ -61,14 +61,15 @@ extension PlanExecutor {
         }
     }
 
-    /// Installs a verified download as the catalog promised it, then removes the download; a bundle
-    /// that does not install is removed too (it is of no use, or the space is needed back).
+    /// Verifies the download's manifest (once) against the remote's newest root and the catalog's
+    /// promise, installs it, then removes the download; a bundle that does not install is removed
+    /// too (it is of no use, or the space is needed back).
     private func installDownload(_ download: VerifiedDownload, of offer: OfferedCorpus, rootKey: PublicKey, lock: FileLock) throws {
         defer { downloader.discard(download.digest) }
-        try installer.install(bundlePath: download.path, remote: offer.remote,
-                              expected: .init(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content),
-                              bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock,
-                              importLimit: operation.importLimit)
+        let bundle = try VerifiedBundle.open(download, trustedKeys: [rootKey])
+        try Installer.Expectation(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content).check(bundle.manifest)
+        try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, trustedKeys: [rootKey],
+                              holding: lock, importLimit: operation.importLimit)
     }
 }
 

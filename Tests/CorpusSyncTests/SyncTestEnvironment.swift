@@ -24,8 +24,9 @@ final class SyncTestEnvironment: HomeSnapshotting, @unchecked Sendable {
     deinit { servers.forEach { $0.stop() } }
 
     /// A server for the fixture's tree (or another folder), stopped when the environment goes.
-    func server(root: String? = nil, _ behavior: @escaping @Sendable (MisbehavingServer.Request) -> MisbehavingServer.Behavior = { _ in .normal }) throws -> MisbehavingServer {
-        let s = try MisbehavingServer(root: root ?? tree.root, behavior: behavior)
+    func server(root: String? = nil, keepAlive: Bool = false,
+                _ behavior: @escaping @Sendable (MisbehavingServer.Request) -> MisbehavingServer.Behavior = { _ in .normal }) throws -> MisbehavingServer {
+        let s = try MisbehavingServer(root: root ?? tree.root, keepAlive: keepAlive, behavior: behavior)
         servers.append(s)
         return s
     }
