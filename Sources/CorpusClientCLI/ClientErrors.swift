@@ -18,8 +18,6 @@ enum ClientErrors {
             return from(engine: e)
         case let e as SQLiteError:
             return ErrorReport(code: "sqlite", message: e.description, hint: "the pack may be damaged; run corpus verify", kind: .localIO)
-        case let e as SyncLockError:
-            return ErrorReport(code: "lock-held", message: e.description, hint: "wait for the other corpus command to finish, then retry", kind: .localIO)
         default:
             return nil
         }

@@ -30,7 +30,7 @@ struct SearchCommand: ClientCommand {
         // but does not match its digest is refused by the engine.
         if !options.lexicalOnly {
             for c in client.installed() {
-                guard let e = c.manifest?.embedder, let digest = e.digest, EmbedderManifest.isValidID(e.id), InstalledEmbedder.isDigest(digest),
+                guard let e = c.manifest?.embedder, let digest = e.modelDigest, EmbedderManifest.isValidID(e.id),
                       !FileIO.exists(home.embedderDirectory(id: e.id, digest: digest)) else { continue }
                 let name = "\(c.record.remote)/\(c.record.id)"
                 guard options.corpora.isEmpty || options.corpora.contains(c.record.id) || options.corpora.contains(name) else { continue }

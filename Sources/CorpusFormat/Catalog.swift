@@ -25,11 +25,6 @@ public struct BundleRef: Codable, Hashable, Sendable {
         self.size = size
     }
 
-    /// `digest` as hex text, which names the file's partial download (`downloads/<sha256>.part`).
-    /// Transitional for the mirror, which reads it while it moves to its own module; that pass
-    /// switches to `digest`.
-    public var sha256: String { digest.hex }
-
     /// The reference to a content-addressed file: hashes `file` and names it `path(digest)`
     /// (`TreeLayout.bundlePath`, `TreeLayout.embedderPath`).
     public init(hashing file: String, path: (SHA256Digest) -> String) throws {
@@ -87,10 +82,6 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
         self.embedder = embedder
         self.content = content
     }
-
-    /// `content` as hex text. Transitional for the mirror, which compares it while it moves to its
-    /// own module; that pass switches to `content` and deletes this.
-    public var contentDigest: String { content.hex }
 }
 
 /// The signed catalog document (`catalogs/<version>.json` in a published tree).

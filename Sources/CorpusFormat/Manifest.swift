@@ -22,10 +22,6 @@ public struct EmbedderInfo: Codable, Hashable, Sendable {
         self.encoding = encoding
         self.modelDigest = modelDigest
     }
-
-    /// `modelDigest` as hex text. Transitional: the CLI reads it while its commands move to
-    /// their own module; that pass switches to `modelDigest` and deletes this.
-    public var digest: String? { modelDigest?.hex }
 }
 
 /// SHA-256 and size of one bundle member, as the signed manifest records them.
@@ -80,10 +76,6 @@ public struct Manifest: Codable, Hashable, Sendable {
         self.content = content
         self.members = members
     }
-
-    /// `content` as hex text. Transitional: the CLI puts it into `[String: Any]` JSON while its
-    /// commands move to their own module; that pass switches to `content` and deletes this.
-    public var contentDigest: String { content.hex }
 
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 

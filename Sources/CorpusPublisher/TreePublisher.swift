@@ -108,7 +108,7 @@ public enum TreePublisher {
         for w in catalogWarnings { progress(.textWarning(w)) }
         try writeCatalog(catalog, key: key, tree: output)
 
-        let removed = removeUnreferencedBundles(tree: output, keep: catalog, now: now)
+        let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.current == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings))
@@ -253,29 +253,5 @@ public enum TreePublisher {
         try FileIO.createDirectory(folder)
         guard rename(staged, dest) == 0 else { throw FormatError.io(operation: "rename", path: dest, errno: errno) }
         FileIO.syncDirectory(folder)
-    }
-
-    /// Removes bundles and embedder artifacts that neither `keep` nor any other unexpired catalog
-    /// of the tree references.
-    static func removeUnreferencedBundles(tree: String, keep: Catalog, now: Date) -> [String] {
-        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + (c.embedders ?? []).map(\.artifact.path) }
-        var referenced = Set(files(keep))
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [] where name.hasSuffix(".json") {
-            guard let data = FileManager.default.contents(atPath: "\(tree)/catalogs/\(name)"),
-                  let c = try? Catalog.decode(data) else { continue }
-            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(files(c)) }
-        }
-        var removed: [String] = []
-        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip")] {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/\(folder)")) ?? []).sorted()
-            where name.hasSuffix(suffix) {
-                let rel = "\(folder)/\(name)"
-                if !referenced.contains(rel) {
-                    FileIO.remove("\(tree)/\(rel)")
-                    removed.append(rel)
-                }
-            }
-        }
-        return removed
     }
 }

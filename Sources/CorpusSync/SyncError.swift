@@ -114,18 +114,25 @@ public enum SyncError: Error, Equatable, Sendable {
     }
 
     /// Maps a format-layer refusal to the client's own case, keeping its precise meaning.
-    static func from(_ error: FormatError) -> SyncError {
+    ///
+    /// - Parameter file: the file the refusal is about when the format error does not say (the
+    ///   mirror names the tree file it checked: a member's refusal then reads `file: member`, and
+    ///   a refusal without its own subject names `file`); nil for the client's own callers.
+    public static func from(_ error: FormatError, file: String? = nil) -> SyncError {
+        let member = { (name: String) in file.map { "\($0): \(name)" } ?? name }
         switch error {
-        case let .signatureMissing(file): return .signatureMissing(file: file)
+        case let .signatureMissing(f): return .signatureMissing(file: f)
         case let .signatureInvalid(what): return .signatureInvalid(what: what)
         case let .keyIDMismatch(_, actual): return .untrustedKey(keyID: actual)
         case let .untrustedKey(keyID): return .untrustedKey(keyID: keyID)
-        case let .malformed(what, reason), let .unsupported(what, reason): return .malformed(what: what, reason: reason)
-        case let .hashMismatch(member, expected, actual): return .hashMismatch(file: member, expected: expected, actual: actual)
-        case let .sizeMismatch(member, expected, actual): return .sizeMismatch(file: member, expected: expected, actual: actual)
-        case let .sizeExceeded(member, limit): return .sizeExceeded(file: member, limit: limit)
+        case let .malformed(what, reason) where file == nil, let .unsupported(what, reason) where file == nil:
+            return .malformed(what: what, reason: reason)
+        case let .hashMismatch(name, expected, actual): return .hashMismatch(file: member(name), expected: expected, actual: actual)
+        case let .sizeMismatch(name, expected, actual): return .sizeMismatch(file: member(name), expected: expected, actual: actual)
+        case let .sizeExceeded(name, limit): return .sizeExceeded(file: member(name), limit: limit)
         case let .io(operation, path, code): return .io(operation: operation, path: path, errno: code)
-        default: return .malformed(what: "input", reason: error.description)
+        case .crypto where file != nil: return .io(operation: error.description, path: file!, errno: EIO)
+        default: return .malformed(what: file ?? "input", reason: error.description)
         }
     }
 }

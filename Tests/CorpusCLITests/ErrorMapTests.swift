@@ -103,7 +103,6 @@ import CorpusServer
         ("engine: io", ClientErrors.report(EngineError.io(operation: "read", path: "/x", errno: EIO)), "io", .localIO),
         ("sqlite", ClientErrors.report(sqliteError), "sqlite", .localIO),
         ("sqlite, corpusd", ServerErrors.report(sqliteError), "sqlite", .localIO),
-        ("lock", ClientErrors.report(SyncLockError.held(path: "/l")), "lock-held", .localIO),
         ("publisher", ServerErrors.report(PublisherError.versionReused(corpus: "tides", version: "1", catalogVersion: 2)), "version-reused", .usage),
         ("publisher: tree", ServerErrors.report(PublisherError.invalidTree(path: "keys/root-1.json", reason: "missing")), "damaged-tree", .verification),
         ("publisher: source", ServerErrors.report(PublisherError.sourceNotFound(path: "/s")), "not-found", .notFound),

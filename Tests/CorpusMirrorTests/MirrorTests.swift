@@ -139,8 +139,8 @@ import CorpusTestSupport
             Issue.record("expected a hash mismatch, got \(String(describing: error))")
             return
         }
-        #expect(file.hasSuffix(artifact.path) || file.contains(artifact.sha256))
-        #expect(expected == artifact.sha256)
+        #expect(file.hasSuffix(artifact.path) || file.contains(artifact.digest.hex))
+        #expect(expected == artifact.digest.hex)
         #expect(!FileIO.exists(out))
     }
 
@@ -335,7 +335,7 @@ import CorpusTestSupport
         try fixture.publish()
         let upstream = try Upstream(fixture.tree)
         let work = TempDirectory("mirror-out")
-        let lock = try MirrorLock(directory: work.path)
+        let lock = try FileLock(directory: work.path)
         let error = await refusal { _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run() }
         #expect(error == .lockHeld(path: work.path))
         #expect(DirectorySnapshot(work.path).entries.isEmpty)

@@ -72,7 +72,7 @@ import CorpusTestSupport
             let path = "\(f.tree)/\(entry.bundle.path)"
             let (digest, size) = try SHA256.hash(fileAt: path)
             #expect(entry.bundle.path == "bundles/\(Hex.encode(digest)).corpus.zip")
-            #expect(entry.bundle.sha256 == Hex.encode(digest) && entry.bundle.size == size)
+            #expect(entry.bundle.digest.hex == Hex.encode(digest) && entry.bundle.size == size)
             let work = TempDirectory("manifest")
             let manifest = try PublisherFixtures.unzipMember(path, "corpus.json", into: work.path)
             _ = try PublisherFixtures.unzipMember(path, "corpus.json.minisig", into: work.path)
@@ -227,7 +227,7 @@ import CorpusTestSupport
         let summary = try f.publish()
         let entry = try #require(summary.catalog.corpora.first)
         #expect(entry.title == "Extra")
-        #expect(entry.contentDigest == built.manifest.contentDigest)
+        #expect(entry.content == built.manifest.content)
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(f.tree)/\(entry.bundle.path)")) ==
                 Data(contentsOf: URL(fileURLWithPath: built.output)))
 

@@ -116,7 +116,7 @@ import CorpusTestSupport
         let second = try f.publish()
         #expect(second.built == ["tides"])
         #expect(second.catalog.corpora[0].title == "Tides, revised title")
-        #expect(second.catalog.corpora[0].contentDigest == first.catalog.corpora[0].contentDigest)
+        #expect(second.catalog.corpora[0].content == first.catalog.corpora[0].content)
     }
 
     @Test func aPrebuiltBundleFollowsTheSameRule() throws {

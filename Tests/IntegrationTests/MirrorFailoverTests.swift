@@ -43,7 +43,7 @@ import CorpusTestSupport
         let fixture = try MirrorTreeFixture(almanacBytes: 1_200_000)
         try fixture.publish()
         let almanac = try fixture.bundlePath("almanac"), tides = try fixture.bundlePath("tides"), bread = try fixture.bundlePath("bread")
-        let almanacSHA = try #require(try fixture.catalog().corpora.first { $0.id == "almanac" }).bundle.sha256
+        let almanacSHA = try #require(try fixture.catalog().corpora.first { $0.id == "almanac" }).bundle.digest.hex
 
         // The origin serves the published tree; it can be told to stall a download.
         let origin = try MisbehavingServer(root: fixture.tree)
