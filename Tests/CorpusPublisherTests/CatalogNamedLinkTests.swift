@@ -11,15 +11,9 @@ import CorpusTestSupport
 @Suite struct CatalogNamedLinkTests {
     static var modelAvailable: Bool { PublishEmbedderTests.modelAvailable }
 
-    final class Fixture {
-        let dir = TempDirectory("named-links")
-        let key: SecretKey
-        var keyPath: String { dir.url("keys/root.key") }
-        var tree: String { dir.url("public") }
-
+    final class Fixture: PublishFolder {
         init() throws {
-            key = try SecretKey.generate()
-            try dir.write("keys/root.key", key.fileText)
+            try super.init("named-links")
             try dir.write("secret/root.key", try SecretKey.generate().fileText)
             try dir.write("catalog/catalog.json", """
             {"id": "c", "title": "C", "embedders": [{"id": "all-MiniLM-L6-v2", "source": "../model"}],

@@ -7,15 +7,11 @@ import CorpusTestSupport
 /// Publishing a catalog folder into a static tree, checked with the real `minisign`.
 @Suite struct TreePublisherTests {
     /// A catalog folder with two source corpora (one entitled) and a key pair on disk.
-    final class Fixture {
-        let dir = TempDirectory("publish")
-        let key: SecretKey
-        var catalog: String { dir.url("catalog") }
-        var tree: String { dir.url("public") }
+    final class Fixture: PublishFolder {
         var pub: String { dir.url("keys/root.pub") }
 
         init() throws {
-            key = try SecretKey.generate()
+            try super.init("publish")
             try dir.write("keys/root.pub", key.publicKey.fileText)
             try dir.write("catalog/catalog.json", """
             {"id": "test-catalog", "title": "Test <catalog> & co", "corpora": [
