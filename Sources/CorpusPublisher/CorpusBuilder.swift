@@ -84,35 +84,14 @@ public enum CorpusBuilder {
         let large = sourceBytes > inMemoryPackLimit
         let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
-        var documents = 0
-        var pids: [String] = []
-        var unembedded: [Passage] = []
-        var warnings: [TextWarning] = []
-        let skipped: [SkippedFile]
+        let ingested: Ingested
         do {
-            skipped = Ingest.merged(listing.skipped, try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
-                                        prepare: { [id = options.id] in
-                                            (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id))
-                                        }) { group in
-                var rows = PackFeed.Rows()
-                for (document, (passages, documentWarnings)) in group {
-                    warnings += documentWarnings
-                    documents += 1
-                    rows.documents.append((documents, document.path, document.title))
-                    rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
-                }
-                pids += rows.passages.map(\.pid)
-                if large {
-                    try embed(rows.passages[...], with: embedder, into: vectors)
-                } else {
-                    unembedded += rows.passages
-                }
-                try feed.put(rows)
-            })
+            ingested = try ingest(folder, listing: listing, corpus: options.id, into: feed, embeddingNow: large ? (embedder, vectors) : nil)
         } catch {
             feed.cancel()
             throw error
         }
+        let (documents, pids, skipped) = (ingested.documents, ingested.passageIDs, ingested.skipped)
         progress(.ingested(documents: documents, skipped: skipped.count))
         guard !pids.isEmpty else {
             feed.cancel()
@@ -122,10 +101,7 @@ public enum CorpusBuilder {
         feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
                    dimension: embedder.dimension, documents: documents)
         do {
-            let step = embeddingBatch * 4 * Workers.besidePack
-            for start in stride(from: 0, to: unembedded.count, by: step) {
-                try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors)
-            }
+            try embedInBatches(ingested.unembedded, with: embedder, into: vectors)
             try vectors.finish()
         } catch {
             feed.cancel()
@@ -134,17 +110,66 @@ public enum CorpusBuilder {
         try feed.wait()
         progress(.packed)
 
-        let manifest = Manifest(
-            id: options.id, version: options.version, title: options.title, description: options.description,
-            language: options.language, license: options.license,
-            embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
-                                   modelDigest: embedder.modelDigest),
-            documents: documents, passages: pids.count,
-            content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
+        let manifest = Self.manifest(options, embedder: embedder, documents: documents, passageIDs: pids)
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
-        return BuildSummary(manifest: signed, skipped: skipped, warnings: warnings, output: output, bytes: bytes)
+        return BuildSummary(manifest: signed, skipped: skipped, warnings: ingested.warnings, output: output, bytes: bytes)
+    }
+
+    /// What ingesting a source folder gathered beside the rows it fed to the pack.
+    struct Ingested {
+        var documents = 0
+        var passageIDs: [String] = []
+        /// Passages still to embed (all of them unless they were embedded group by group).
+        var unembedded: [Passage] = []
+        var warnings: [TextWarning] = []
+        var skipped: [SkippedFile] = []
+    }
+
+    /// Ingests the folder's files a group at a time on the workers, splits them into passages, and
+    /// feeds each group's documents and passages to the pack; with `embeddingNow` (a large source)
+    /// each group is embedded as it comes instead of being kept for later.
+    static func ingest(_ folder: SourceFolder, listing: SourceListing, corpus id: String, into feed: PackFeed,
+                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?) throws -> Ingested {
+        var out = Ingested()
+        let groups = try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
+                                       prepare: { (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id)) }) { group in
+            var rows = PackFeed.Rows()
+            for (document, (passages, documentWarnings)) in group {
+                out.warnings += documentWarnings
+                out.documents += 1
+                rows.documents.append((out.documents, document.path, document.title))
+                rows.passages += passages.map { var p = $0; p.document = out.documents - 1; return p }
+            }
+            out.passageIDs += rows.passages.map(\.pid)
+            if let now = embeddingNow {
+                try embed(rows.passages[...], with: now.embedder, into: now.vectors)
+            } else {
+                out.unembedded += rows.passages
+            }
+            try feed.put(rows)
+        }
+        out.skipped = Ingest.merged(listing.skipped, groups)
+        return out
+    }
+
+    /// The manifest of what was built (the bundle writer fills in its members).
+    static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passageIDs: [String]) -> Manifest {
+        Manifest(id: options.id, version: options.version, title: options.title, description: options.description,
+                 language: options.language, license: options.license,
+                 embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
+                                        modelDigest: embedder.modelDigest),
+                 documents: documents, passages: passageIDs.count,
+                 content: ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
+    }
+
+    /// The passages kept in memory while the pack was written, embedded a few batches per worker at a time.
+    static func embedInBatches(_ passages: [Passage], with embedder: any Embedder, into vectors: VectorFileWriter) throws {
+        let step = embeddingBatch * 4 * Workers.besidePack
+        for start in stride(from: 0, to: passages.count, by: step) {
+            try embed(passages[start..<min(start + step, passages.count)], with: embedder, into: vectors)
+        }
     }
 
     /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors
