@@ -16,7 +16,6 @@ enum IngestMarkdown {
     /// gathered, and the fenced code block it is inside, if any.
     private struct Reader {
         var collector = SectionCollector()
-        var title: String?
         var block: [Substring] = []
         var fence: (marker: Character, count: Int)?
         var code: [Substring] = []
@@ -56,7 +55,7 @@ enum IngestMarkdown {
         mutating func finish(path: String) -> SourceDocument {
             if !code.isEmpty { collector.paragraph(code.joined(separator: "\n")) }
             flushBlock()
-            return SourceDocument(path: path, title: title ?? Text.fileStem(path), sections: collector.finish())
+            return SourceDocument(path: path, title: collector.firstH1 ?? Text.fileStem(path), sections: collector.finish())
         }
 
         private mutating func flushBlock() {
@@ -67,13 +66,7 @@ enum IngestMarkdown {
 
         private mutating func heading(_ level: Int, _ raw: String) {
             flushBlock()
-            let text = Text.collapseWhitespace(IngestMarkdown.stripInline(raw))
-            if level == 1 && title == nil {
-                title = text
-                collector.documentHeading()
-            } else {
-                collector.heading(level: level, text)
-            }
+            collector.titleOrHeading(level: level, Text.collapseWhitespace(IngestMarkdown.stripInline(raw)))
         }
     }
 
