@@ -10,6 +10,11 @@ enum ClientErrors {
         ErrorReport.from(error, domain: domain)
     }
 
+    /// The exit code of a command given several names: that of the first refusal, 0 when none.
+    static func exitCode(firstRefusal: Error?) -> Int32 {
+        firstRefusal.map { report($0).exit.rawValue } ?? 0
+    }
+
     static func domain(_ error: Error) -> ErrorReport? {
         switch error {
         case let e as SyncError:

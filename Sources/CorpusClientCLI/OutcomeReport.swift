@@ -24,7 +24,7 @@ extension ClientCommand {
             }
             if outcomes.allSatisfy({ $0.kind == .unchanged }) && verb == "sync" { console.info("nothing to do") }
         }
-        return firstFailure.map { ClientErrors.report($0).exit.rawValue } ?? 0
+        return ClientErrors.exitCode(firstRefusal: firstFailure)
     }
 }
 
