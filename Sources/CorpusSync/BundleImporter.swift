@@ -19,7 +19,7 @@ struct BundleImporter: Sendable {
         let bundle = try VerifiedBundle.open(path, trustedKeys: keys)
         try refuseOverLimit(bundle.manifest)
         let installed = try Installer(home: home)
-            .install(bundle, remote: HomeLayout.localRemote, bundled: false, trustedKeys: keys, importLimit: operation.importLimit)
+            .install(bundle, remote: HomeLayout.localRemote, bundled: false, importLimit: operation.importLimit)
         // A key given with --trust is remembered, so that `verify` can check this corpus later.
         if let key = extra.first(where: { $0.keyID == bundle.verified.signature.keyID }), !roots.contains(key) {
             try TrustStore(home: home).rememberLocal(key)

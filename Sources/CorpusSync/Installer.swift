@@ -57,21 +57,21 @@ public struct Installer: Sendable {
         try Identifier.validate(remote, what: "remote name")
         let bundle = try VerifiedBundle.open(bundlePath, trustedKeys: trustedKeys)
         if let expected { try expected.check(bundle.manifest) }
-        return try install(bundle, remote: remote, bundled: bundled, trustedKeys: trustedKeys, lockWait: lockWait,
-                           holding: lock, importLimit: importLimit)
+        return try install(bundle, remote: remote, bundled: bundled, lockWait: lockWait, holding: lock, importLimit: importLimit)
     }
 
     /// Installs a verified bundle as `remote`'s corpus; returns the installed manifest.
     ///
-    /// - Parameter trustedKeys: the keys the bundle was verified with; a `versions/<version>` folder
-    ///   already there is reused only if its own files verify with them.
+    /// A `versions/<version>` folder already there is reused only if its own files verify with the
+    /// keys the bundle was verified with (`bundle.trustedKeys`).
+    ///
     /// - Parameter lock: the corpus lock when the caller already holds it (it took it before
     ///   downloading); otherwise the installer takes it, waiting as `lockWait` says.
     /// - Parameter importLimit: the import limit in force; a corpus that is neither bundled nor
     ///   installed yet is refused (`SyncError.importLimit`, nothing changed) when the home
     ///   already holds that many non-bundled corpora at the moment it would be added.
     @discardableResult
-    public func install(_ bundle: VerifiedBundle, remote: String, bundled: Bool, trustedKeys: [PublicKey],
+    public func install(_ bundle: VerifiedBundle, remote: String, bundled: Bool,
                         lockWait: FileLock.Wait = .upTo(seconds: 30), holding lock: FileLock? = nil,
                         importLimit: Int? = nil) throws -> Manifest {
         try Identifier.validate(remote, what: "remote name")
@@ -84,7 +84,7 @@ public struct Installer: Sendable {
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
         var staged: String?
         defer { if let staged { FileIO.remove(staged) } }
-        if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: trustedKeys) {
+        if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: bundle.trustedKeys) {
             staged = try stage(bundle, remote: remote, bundled: bundled)
         }
         let gate = try importGate(remote: remote, id: manifest.id, bundled: bundled, limit: importLimit, wait: lockWait)

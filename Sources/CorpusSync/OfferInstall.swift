@@ -68,8 +68,7 @@ extension PlanExecutor {
         defer { downloader.discard(download.digest) }
         let bundle = try VerifiedBundle.open(download, trustedKeys: [rootKey])
         try Installer.Expectation(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content).check(bundle.manifest)
-        try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, trustedKeys: [rootKey],
-                              holding: lock, importLimit: operation.importLimit)
+        try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, holding: lock, importLimit: operation.importLimit)
     }
 }
 

@@ -10,6 +10,9 @@ import Foundation
 public struct VerifiedBundle {
     let reader: BundleReader
     public let verified: VerifiedManifest
+    /// The keys it was verified with: the installer reuses a version folder already in place only
+    /// if that folder verifies with these same keys.
+    public let trustedKeys: [PublicKey]
     /// SHA-256 and size of the bundle file, nil when it was not hashed yet (a file to import).
     let file: (sha256: SHA256Digest, size: Int64)?
 
@@ -29,7 +32,7 @@ public struct VerifiedBundle {
     private static func open(_ path: String, trustedKeys: [PublicKey], file: (SHA256Digest, Int64)?) throws -> VerifiedBundle {
         do {
             let reader = try BundleReader(path: path)
-            return VerifiedBundle(reader: reader, verified: try reader.manifest(trustedKeys: trustedKeys), file: file)
+            return VerifiedBundle(reader: reader, verified: try reader.manifest(trustedKeys: trustedKeys), trustedKeys: trustedKeys, file: file)
         } catch let e as FormatError {
             throw SyncError.from(e)
         }
