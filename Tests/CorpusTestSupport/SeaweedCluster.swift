@@ -62,9 +62,15 @@ public final class SeaweedCluster: @unchecked Sendable {
                                                         "-port.grpc=\(freeLoopbackPort())", "-minFreeSpace=1"] + ip + ["-port={PORT}"],
                                                  waitUntilListening: false)
             }
-            processes["filer"] = try ServerProcess(weed, ["filer", "-master=\(master)", "-port.grpc=\(freeLoopbackPort())",
+            let filerGrpc = freeLoopbackPort()
+            processes["filer"] = try ServerProcess(weed, ["filer", "-master=\(master)", "-port.grpc=\(filerGrpc)",
                                                           "-localSocket=\(dir.url("filer.sock"))", "-maxMB=1", "-defaultStoreDir=\(dir.url("filer"))"]
-                                                   + ip + ["-port={PORT}"] + s3, waitUntilListening: false)
+                                                   + ip + ["-port={PORT}"], waitUntilListening: false)
+            // `weed filer -s3` of 4.48 does not start the gateway here; `weed s3` beside it does.
+            let filer = "127.0.0.1:\(processes["filer"]!.port).\(filerGrpc)"
+            processes["s3"] = try ServerProcess(weed, ["s3", "-filer=\(filer)", "-ip.bind=127.0.0.1", "-port=\(s3Port)", "-port.grpc=\(freeLoopbackPort())",
+                                                       "-config=\(config)", "-port.iceberg=0", "-port.lance=0", "-localSocket=\(dir.url("s3.sock"))",
+                                                       "-cacheCapacityMB=0"], port: s3Port, waitUntilListening: false)
         }
         try waitUntilWritable(timeout: readyTimeout)
     }

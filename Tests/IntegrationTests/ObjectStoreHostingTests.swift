@@ -38,8 +38,8 @@ import CorpusTestSupport
         let installed = try direct.run(["install", "field-guide-tides", "big-noise", "docs"], timeout: 300)
         #expect(installed.status == 0, "\(installed.stderr)")
         #expect(try direct.run(["verify"], timeout: 300).status == 0)
-        let hits = IntegrationHit.hits(try direct.json(["search", "breakwater", "--corpus", "big-noise"]).object)
-        #expect(hits.first?.corpus == "big-noise")
+        let hits = IntegrationHit.hits(try direct.json(["search", "tidal streams", "--corpus", "field-guide-tides"]).object)
+        #expect(hits.first?.corpus == "field-guide-tides")
         // Without a gate, the entitled corpus is not there for anyone (the private prefix refuses).
         #expect(try direct.run(["install", "orbital-mechanics-primer"]).status != 0)
 
