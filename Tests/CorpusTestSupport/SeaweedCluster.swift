@@ -55,7 +55,7 @@ public final class SeaweedCluster: @unchecked Sendable {
             for sub in ["master", "v1", "v2", "filer"] {
                 try FileManager.default.createDirectory(atPath: dir.url(sub), withIntermediateDirectories: true)
             }
-            processes["master"] = try ServerProcess(weed, ["master", "-mdir=\(dir.url("master"))", "-port.grpc=\(mGrpc)", "-telemetry=false",
+            processes["master"] = try ServerProcess(weed, ["master", "-mdir=\(dir.url("master"))", "-port=\(mPort)", "-port.grpc=\(mGrpc)", "-telemetry=false",
                                                            "-volumeSizeLimitMB=16", "-defaultReplication=000"] + ip, port: mPort, waitUntilListening: false)
             for v in ["v1", "v2"] {
                 processes[v] = try ServerProcess(weed, ["volume", "-dir=\(dir.url(v))", "-mserver=\(master)", "-max=20",

@@ -9,7 +9,7 @@ import CorpusTestSupport
 @Suite(.serialized) struct VolumeLossFailoverTests {
     @Test func aVolumeServerKilledMidDownloadEndsInAVerifiedInstallFromTheMirror() throws {
         let f = try ObjectStoreFixture(.cluster)
-        let reef = try f.noiseBundle(id: "reef-noise", mebibytes: 24, word: "lagoon")
+        let reef = try f.noiseBundle(id: "reef-noise", mebibytes: 64, word: "lagoon")
         try f.writeCatalog([["id": "reef-noise", "version": "1", "bundle": reef, "access": "free"]])
         let published = try f.publish(f.uploadOptions())
         #expect(published.status == 0, "\(published.stderr)")
@@ -17,10 +17,11 @@ import CorpusTestSupport
 
         let mirror = try ServerProcess(BuiltProducts.corpusd, ["serve", f.tree, "--listen", "127.0.0.1:{PORT}"])
         defer { mirror.stop() }
-        // The relay stops passing bytes 6 MiB into the download; the chunk at 14 MiB is the victim.
-        let relay = try RelayProxy(upstreamPort: f.store.s3Port, holdAfterResponseBytes: 6 << 20)
+        // The relay stops passing bytes 2 MiB into the download; the server of the chunk at 63 MiB (of
+        // about 64) is the victim, far past what the gateway may have read ahead.
+        let relay = try RelayProxy(upstreamPort: f.store.s3Port, holdAfterResponseBytes: 2 << 20)
         defer { relay.stop() }
-        let victim = try #require(try f.store.volumeServer(holding: ObjectStoreFixture.bucket, "tree/\(bundle)", offset: 14 << 20),
+        let victim = try #require(try f.store.volumeServer(holding: ObjectStoreFixture.bucket, "tree/\(bundle)", offset: 63 << 20),
                                   "no volume server found for the bundle's chunk")
 
         let client = IntegrationClient("volume-loss")
@@ -31,7 +32,7 @@ import CorpusTestSupport
             install = try? client.run(["install", "reef-noise"], timeout: 240)
             done.signal()
         }
-        #expect(relay.waitUntilHeld(timeout: 120), "the download never reached 6 MiB")
+        #expect(relay.waitUntilHeld(timeout: 120), "the download never reached 2 MiB")
         f.store.kill(victim)
         relay.release()
         #expect(done.wait(timeout: .now() + 240) == .success)
