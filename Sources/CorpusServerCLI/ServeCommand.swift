@@ -34,9 +34,11 @@ enum ServeCommand: ServerCommand {
         }
         config.metrics = try metricsAccess(cmd)
         config.storageRedirect = try storageRedirect(cmd)
-        if !console.quiet && !console.json {
-            config.accessLog = { entry in console.err(entry.description) }
-        }
+        // Lines are printable ASCII already (AccessLogEntry escapes the rest), so they bypass the
+        // console's sanitising and go out in batches, off the request path.
+        let accessLog = (!console.quiet && !console.json) ? AccessLogWriter() : nil
+        if let accessLog { config.accessLog = { accessLog.append($0) } }
+        defer { accessLog?.close() }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
             throw ErrorReport(code: "not-found", message: "\(root) is not a folder", hint: "give the folder `corpusd publish --out` wrote", kind: .notFound)
