@@ -48,6 +48,18 @@ public final class PackWriter {
     private let insertPassage: Statement
     private let insertFTS: Statement
     private var nextPassage = 0
+    private var insertDocumentMeta: Statement?
+    private var insertHighlight: (linked: Statement, unlinked: Statement)?
+
+    /// A row of the optional `highlights` table; `passageRow` is the passage's row, when one holds the text.
+    public struct HighlightRow: Sendable, Hashable {
+        public var documentID: Int
+        public var passageRow: Int?
+        public var text: String
+        public var prefix: String
+        public var suffix: String
+        public var created: String?
+    }
 
     /// Prepares to write the pack to `path` (which must not exist; it is created by `finish`).
     /// - Parameter scratch: where rows go meanwhile: nil for memory (about the finished
@@ -88,17 +100,47 @@ public final class PackWriter {
         return row
     }
 
+    /// Adds a row of the optional `document_meta` table, creating the table with the first one.
+    public func addDocumentMeta(documentID: Int, key: String, value: String) throws {
+        if insertDocumentMeta == nil {
+            for sql in PackSchema.documentMetaStatements { try db.execute(sql) }
+            insertDocumentMeta = try db.prepare("INSERT INTO document_meta(document_id, key, value) VALUES(?, ?, ?)")
+        }
+        try insertDocumentMeta!.bind(1, documentID).bind(2, key).bind(3, value).run()
+    }
+
+    /// Adds a row of the optional `highlights` table, creating the table with the first one.
+    public func addHighlight(_ h: HighlightRow) throws {
+        if insertHighlight == nil {
+            try db.execute(PackSchema.highlightsStatement)
+            // Statement binds no NULL: a highlight no passage holds is written by its own statement.
+            let columns = "INSERT INTO highlights(document_id, passage_id, text, prefix, suffix, created)"
+            insertHighlight = (try db.prepare("\(columns) VALUES(?, ?, ?, ?, ?, ?)"), try db.prepare("\(columns) VALUES(?, NULL, ?, ?, ?, ?)"))
+        }
+        let s: Statement
+        if let row = h.passageRow {
+            s = insertHighlight!.linked.bind(1, h.documentID).bind(2, row).bind(3, h.text).bind(4, h.prefix).bind(5, h.suffix)
+            if let c = h.created { s.bind(6, c) }
+        } else {
+            s = insertHighlight!.unlinked.bind(1, h.documentID).bind(2, h.text).bind(3, h.prefix).bind(4, h.suffix)
+            if let c = h.created { s.bind(5, c) }
+        }
+        try s.run()
+    }
+
     deinit {
         if let scratch { FileIO.remove(scratch) }
     }
 
-    /// Writes the meta rows, commits, merges the index and writes the compact pack file.
-    public func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) throws {
+    /// Writes the meta rows (`extraMeta` after the format's own), commits, merges the index and
+    /// writes the compact pack file.
+    public func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int,
+                       extraMeta: [(String, String)] = []) throws {
         let meta = try db.prepare("INSERT INTO meta(key, value) VALUES(?, ?)")
         let rows: [(String, String)] = [
             ("format", "1"), ("corpus_id", corpusID), ("corpus_version", version), ("embedder_id", embedderID),
             ("embedder_dimension", String(dimension)), ("documents", String(documents)), ("passages", String(nextPassage)),
-        ]
+        ] + extraMeta
         for (k, v) in rows { try meta.bind(1, k).bind(2, v).run() }
         try db.execute("COMMIT")
         try db.execute("INSERT INTO passages_fts(passages_fts) VALUES('optimize')")

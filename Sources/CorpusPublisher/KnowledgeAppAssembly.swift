@@ -1,0 +1,95 @@
+import Foundation
+import CorpusFormat
+
+extension KnowledgeAppImport {
+    /// The passages of every pack grouped into documents (a book of `core.pack`, or a pack's
+    /// document key), documents in the order the packs first name them, passages by `ordinal`
+    /// (else pack order); every passage keeps its id, which must be unique across the packs.
+    static func assemble(_ packs: [KnowledgeAppPack], books: KnowledgeAppBooks?, source: ImportSource) throws -> (ImportedCorpus, rows: [Int]) {
+        var owner: [String: String] = [:]
+        var documentIndex: [String: Int] = [:]
+        var documents: [ImportedCorpus.Document] = []
+        var members: [[Int]] = []
+        var all: [KnowledgeAppPack.Row] = []
+        for pack in packs {
+            if pack.byBook, books == nil {
+                throw source.bad("\(pack.file) names its passages' books by book_id, and the folder has no \(core) to name them")
+            }
+            for row in pack.rows {
+                if let other = owner.updateValue(pack.file, forKey: row.id) {
+                    throw source.bad("passage id \(row.id.debugDescription) is in \(other) and in \(pack.file)\(other == pack.file ? " twice" : ""); passage ids must be unique")
+                }
+                try source.checkText(row.text, what: "\(pack.file): the text of passage \(row.id.debugDescription)")
+                let key = "\(pack.file)#\(row.document)"
+                let d: Int
+                if let known = documentIndex[key] {
+                    d = known
+                } else {
+                    d = documents.count
+                    documentIndex[key] = d
+                    documents.append(try document(row, pack: pack, books: books, source: source))
+                    members.append([])
+                }
+                if let t = row.timestamp, t > (documents[d].meta["timestamp"] ?? "") { documents[d].meta["timestamp"] = t }
+                members[d].append(all.count)
+                all.append(row)
+            }
+        }
+        var passages: [Passage] = []
+        var rows: [Int] = []
+        passages.reserveCapacity(all.count)
+        for (d, indices) in members.enumerated() {
+            let ordered = indices.sorted { (all[$0].ordinal ?? Double($0), $0) < (all[$1].ordinal ?? Double($1), $1) }
+            for (k, i) in ordered.enumerated() {
+                passages.append(Passage(document: d, pid: all[i].id, ordinal: k, title: documents[d].title, section: all[i].section, text: all[i].text))
+                rows.append(i)
+            }
+        }
+        let corpus = ImportedCorpus(format: .knowledgepress, documents: documents, passages: passages, sourceIDs: true,
+                                    notes: ["kept the ids of all \(passages.count) passages of \(packs.count) pack(s)"])
+        return (corpus, rows)
+    }
+
+    /// The document a passage opens: its book's title, author and genre, or the pack's own title.
+    static func document(_ row: KnowledgeAppPack.Row, pack: KnowledgeAppPack, books: KnowledgeAppBooks?, source: ImportSource) throws -> ImportedCorpus.Document {
+        var meta = ["source_id": row.document, "pack": (pack.file as NSString).deletingPathExtension]
+        if let t = pack.timestamp { meta["timestamp"] = t }
+        var title = row.title ?? row.document
+        if pack.byBook {
+            guard let book = books?.books[row.document] else {
+                throw source.bad("\(pack.file): passage \(row.id.debugDescription) names book \(row.document.debugDescription), which \(core)'s books table does not list")
+            }
+            title = book.title
+            meta["author"] = book.author
+            meta["genre"] = book.genre
+        }
+        return ImportedCorpus.Document(path: "\(pack.file)#\(row.document)", title: title, meta: meta)
+    }
+
+    /// The packs' vectors (`<pack>.vectors`, or the manifest's name for them), one row per passage
+    /// in each pack's `rowid` order, packs end to end; nil, with a note, when a pack has none.
+    static func vectors(_ entries: [PackEntry], packs: [KnowledgeAppPack], embedder: NamedEmbedder, folder: SourceFolder,
+                        rows: [Int], source: ImportSource) throws -> (SourceVectors?, note: String?) {
+        let names = entries.map { $0.vectors ?? (($0.file as NSString).deletingPathExtension + ".vectors") }
+        let present = try names.map { try Self.present($0, in: folder, source: source) }
+        guard present.allSatisfy({ $0 }) else {
+            let missing = zip(names, present).filter { !$0.1 }.map(\.0)
+            return (nil, "no \(missing.joined(separator: ", ")): the passages are embedded here")
+        }
+        guard let dimension = embedder.dimension else {
+            throw source.bad("manifest.json gives no dimension for the embedder of its vectors")
+        }
+        var values: [Int8] = []
+        for (name, pack) in zip(names, packs) {
+            // The size is judged before reading, so a wrong file is named with its size, not read.
+            let size = (try? folder.file(at: name).get())?.size ?? 0
+            let plain = Int64(pack.rows.count) * Int64(dimension)
+            guard size == plain || size == plain + 4 * Int64(pack.rows.count) else {
+                throw source.bad("\(name) holds \(size) bytes; \(pack.rows.count) passages × \(dimension) dimensions of int8 need \(plain) (or \(plain + 4 * Int64(pack.rows.count)) with a float32 scale per row)")
+            }
+            let bytes = try read(folder, name, source: source, limit: Int(size))
+            values += try KnowledgeAppPack.vectors(bytes, name: name, rows: pack.rows.count, dimension: dimension, source: source)
+        }
+        return (SourceVectors(model: embedder.model, dimension: dimension, rows: values.count / dimension, values: .int8(values), rowOfPassage: rows), nil)
+    }
+}
