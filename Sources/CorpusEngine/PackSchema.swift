@@ -18,20 +18,33 @@ public enum PackSchema {
         """,
     ]
 
-    /// Optional tables (docs/format.md, "Optional tables"): written only when a build has
-    /// something to keep in them (imports: timestamps, urls, importance weights, highlights).
-    /// Readers that do not know them ignore them: the pack check asks only for `requiredTables`
-    /// and refuses triggers and views, never an extra table or index.
+    /// Optional tables (docs/format.md, "Optional tables"), each created with its first row, so a
+    /// pack without such metadata has the format's four tables only. Imports keep what the other
+    /// apps know about a document or passage here (timestamps, urls, importance weights) and the
+    /// user's highlights. Readers that do not know them ignore them: the pack check asks for
+    /// `requiredTables` and refuses triggers and views, never an extra table or index.
     public static let documentMetaStatements: [String] = [
         """
-        CREATE TABLE document_meta(document_id INTEGER NOT NULL REFERENCES documents(id), key TEXT NOT NULL,         value TEXT NOT NULL, PRIMARY KEY(document_id, key)) WITHOUT ROWID
+        CREATE TABLE document_meta(document_id INTEGER NOT NULL REFERENCES documents(id), key TEXT NOT NULL, \
+        value TEXT NOT NULL, PRIMARY KEY(document_id, key)) WITHOUT ROWID
         """,
         "CREATE INDEX document_meta_by_key ON document_meta(key, value)",
     ]
 
-    public static let highlightsStatement = """
-        CREATE TABLE highlights(id INTEGER PRIMARY KEY, document_id INTEGER NOT NULL REFERENCES documents(id),         passage_id INTEGER REFERENCES passages(id), text TEXT NOT NULL, prefix TEXT NOT NULL, suffix TEXT NOT NULL, created TEXT)
+    public static let passageMetaStatements: [String] = [
         """
+        CREATE TABLE passage_meta(passage_id INTEGER NOT NULL REFERENCES passages(id), key TEXT NOT NULL, \
+        value TEXT NOT NULL, PRIMARY KEY(passage_id, key)) WITHOUT ROWID
+        """,
+        "CREATE INDEX passage_meta_by_key ON passage_meta(key, value)",
+    ]
+
+    public static let highlightsStatements: [String] = [
+        """
+        CREATE TABLE highlights(id INTEGER PRIMARY KEY, document_id INTEGER NOT NULL REFERENCES documents(id), \
+        passage_id INTEGER REFERENCES passages(id), text TEXT NOT NULL, prefix TEXT NOT NULL, suffix TEXT NOT NULL, created TEXT)
+        """,
+    ]
 
     /// Tables a reader needs (FTS5's shadow tables come with `passages_fts`).
     public static let requiredTables = ["meta", "documents", "passages", "passages_fts"]

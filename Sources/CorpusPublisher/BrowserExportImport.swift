@@ -83,7 +83,7 @@ enum BrowserExportImport {
         }
         let bytes = try source.read(archive, "knowledge.json", root: root, limit: knowledgeLimit)
         // An array at the top is a list of pages; its errors are its own, not the object form's.
-        let knowledge = bytes.first(where: { !ChunkOverlap.isSpace($0) }) == UInt8(ascii: "[")
+        let knowledge = ImportSource.firstJSONByte(bytes) == UInt8(ascii: "[")
             ? Knowledge(pages: try source.decode([Page].self, bytes, name: "knowledge.json"))
             : try source.decode(Knowledge.self, bytes, name: "knowledge.json")
         let files = try pageFiles(knowledge.pages, archive: archive, root: root, source: source)

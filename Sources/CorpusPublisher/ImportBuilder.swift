@@ -102,7 +102,7 @@ extension CorpusBuilder {
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
             documents: corpus.documents.count, passages: corpus.passages.count,
-            content: contentDigest(corpus, embedderID: embedder.id))
+            content: ContentDigest.make(passageIDs: corpus.passages.map(\.pid), embedderID: embedder.id))
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         finished = true
         let bytes = FileIO.fileSize(output) ?? 0
@@ -138,6 +138,10 @@ extension CorpusBuilder {
             for key in doc.meta.keys.sorted() { rows.documentMeta.append((d + 1, key, doc.meta[key]!)) }
             while next < corpus.passages.count, corpus.passages[next].document == d {
                 rows.passages.append(corpus.passages[next])
+                // A passage's row in the pack is its index: rows are numbered in the order they go in.
+                for (key, value) in (corpus.passageMeta[next] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    rows.passageMeta.append((next, key, value))
+                }
                 next += 1
             }
             for h in highlightsOf[d] ?? [] {
@@ -171,23 +175,6 @@ extension CorpusBuilder {
             }
         }
         try vectors.finish()
-    }
-
-    /// The content digest (docs/format.md): over the passage ids, and for ids that are the source's
-    /// own, each with the id the passage's place and text would give (`PassageID`), so that a text
-    /// changed under a kept id changes the digest as it does for a built corpus.
-    static func contentDigest(_ corpus: ImportedCorpus, embedderID: String) -> SHA256Digest {
-        guard corpus.sourceIDs else { return ContentDigest.make(passageIDs: corpus.passages.map(\.pid), embedderID: embedderID) }
-        var inSection: [String: Int] = [:]
-        var lastDocument = -1
-        let lines = corpus.passages.map { p -> String in
-            if p.document != lastDocument { inSection = [:]; lastDocument = p.document }
-            let n = inSection[p.section, default: 0]
-            inSection[p.section] = n + 1
-            let contentID = PassageID.make(documentPath: corpus.documents[p.document].path, section: p.section, ordinal: n, text: p.text)
-            return "\(p.pid)\t\(contentID)"
-        }
-        return ContentDigest.make(passageIDs: lines, embedderID: embedderID)
     }
 
     static func vectorNote(_ source: SourceVectors?, kept: Bool, embedder: any Embedder) -> String {

@@ -70,6 +70,12 @@ struct ImportSource {
         }
     }
 
+    /// The first byte of a JSON text that is not whitespace (`{` or `[` tells an object from an
+    /// array before decoding, so each form's errors are its own).
+    static func firstJSONByte(_ bytes: [UInt8]) -> UInt8? {
+        bytes.first { !(" \t\r\n".utf8.contains($0)) }
+    }
+
     /// Checks a text for the pack: SQLite text ends at a NUL, so a NUL would cut it short.
     func checkText(_ text: String, what: @autoclosure () -> String) throws {
         if text.utf8.contains(0) { throw bad("\(what()) holds a NUL character") }

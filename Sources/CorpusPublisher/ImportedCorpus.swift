@@ -4,7 +4,7 @@ import CorpusEngine
 
 /// Another app's corpus, read and checked, in the publisher's terms: documents, passages in pack
 /// order, what the pack keeps about documents and highlights, and the source's vectors. An
-/// importer produces it; `CorpusBuilder.build(imported:)` turns it into a bundle like any other.
+/// importer produces it; `CorpusBuilder.build(importing:key:output:)` turns it into a bundle like any other.
 public struct ImportedCorpus: Sendable {
     public struct Document: Sendable, Hashable {
         /// The document's path in the pack (`chapter id`, `gutenberg.pack#1342`, `pages/tides.md`).
@@ -37,8 +37,10 @@ public struct ImportedCorpus: Sendable {
     public var documents: [Document]
     /// `document` indexes `documents`; `ordinal` counts within the document. Pack order.
     public var passages: [Passage]
-    /// True when `passages[].pid` are the source's own ids (docs/format.md, content digest).
+    /// True when `passages[].pid` are the source's own ids (`meta` `passage_ids` = `source`).
     public var sourceIDs: Bool
+    /// `passage_meta` rows (docs/format.md) by index into `passages`, key → value.
+    public var passageMeta: [Int: [String: String]] = [:]
     public var highlights: [Highlight] = []
     /// The source's vectors, when it has any, with the source row of each passage.
     public var vectors: SourceVectors?

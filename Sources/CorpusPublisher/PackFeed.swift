@@ -14,6 +14,8 @@ final class PackFeed: @unchecked Sendable {
         var passages: [Passage] = []
         /// Optional `document_meta` rows (imports), by 1-based document id.
         var documentMeta: [(document: Int, key: String, value: String)] = []
+        /// Optional `passage_meta` rows (imports), by passage row.
+        var passageMeta: [(passage: Int, key: String, value: String)] = []
         var highlights: [PackWriter.HighlightRow] = []
     }
 
@@ -106,6 +108,7 @@ final class PackFeed: @unchecked Sendable {
                 for d in rows.documents { try pack.addDocument(id: d.id, path: d.path, title: d.title) }
                 for p in rows.passages { try pack.addPassage(p, documentID: p.document + 1) }
                 for m in rows.documentMeta { try pack.addDocumentMeta(documentID: m.document, key: m.key, value: m.value) }
+                for m in rows.passageMeta { try pack.addPassageMeta(passageRow: m.passage, key: m.key, value: m.value) }
                 for h in rows.highlights { try pack.addHighlight(h) }
             }
             condition.lock()

@@ -49,7 +49,8 @@ public final class PackWriter {
     private let insertFTS: Statement
     private var nextPassage = 0
     private var insertDocumentMeta: Statement?
-    private var insertHighlight: (linked: Statement, unlinked: Statement)?
+    private var insertPassageMeta: Statement?
+    private var insertHighlight: Statement?
 
     /// A row of the optional `highlights` table; `passageRow` is the passage's row, when one holds the text.
     public struct HighlightRow: Sendable, Hashable {
@@ -102,30 +103,36 @@ public final class PackWriter {
 
     /// Adds a row of the optional `document_meta` table, creating the table with the first one.
     public func addDocumentMeta(documentID: Int, key: String, value: String) throws {
-        if insertDocumentMeta == nil {
-            for sql in PackSchema.documentMetaStatements { try db.execute(sql) }
-            insertDocumentMeta = try db.prepare("INSERT INTO document_meta(document_id, key, value) VALUES(?, ?, ?)")
-        }
-        try insertDocumentMeta!.bind(1, documentID).bind(2, key).bind(3, value).run()
+        let s = try optional(&insertDocumentMeta, PackSchema.documentMetaStatements,
+                             "INSERT INTO document_meta(document_id, key, value) VALUES(?, ?, ?)")
+        try s.bind(1, documentID).bind(2, key).bind(3, value).run()
+    }
+
+    /// Adds a row of the optional `passage_meta` table (`passageRow`: the passage's row id).
+    public func addPassageMeta(passageRow: Int, key: String, value: String) throws {
+        let s = try optional(&insertPassageMeta, PackSchema.passageMetaStatements,
+                             "INSERT INTO passage_meta(passage_id, key, value) VALUES(?, ?, ?)")
+        try s.bind(1, passageRow).bind(2, key).bind(3, value).run()
     }
 
     /// Adds a row of the optional `highlights` table, creating the table with the first one.
     public func addHighlight(_ h: HighlightRow) throws {
-        if insertHighlight == nil {
-            try db.execute(PackSchema.highlightsStatement)
-            // Statement binds no NULL: a highlight no passage holds is written by its own statement.
-            let columns = "INSERT INTO highlights(document_id, passage_id, text, prefix, suffix, created)"
-            insertHighlight = (try db.prepare("\(columns) VALUES(?, ?, ?, ?, ?, ?)"), try db.prepare("\(columns) VALUES(?, NULL, ?, ?, ?, ?)"))
-        }
-        let s: Statement
-        if let row = h.passageRow {
-            s = insertHighlight!.linked.bind(1, h.documentID).bind(2, row).bind(3, h.text).bind(4, h.prefix).bind(5, h.suffix)
-            if let c = h.created { s.bind(6, c) }
-        } else {
-            s = insertHighlight!.unlinked.bind(1, h.documentID).bind(2, h.text).bind(3, h.prefix).bind(4, h.suffix)
-            if let c = h.created { s.bind(5, c) }
-        }
+        let s = try optional(&insertHighlight, PackSchema.highlightsStatements,
+                             "INSERT INTO highlights(document_id, passage_id, text, prefix, suffix, created) VALUES(?, ?, ?, ?, ?, ?)")
+        // A parameter left unbound is NULL (`run` resets and clears the bindings after each row).
+        try s.bind(1, h.documentID).bind(3, h.text).bind(4, h.prefix).bind(5, h.suffix)
+        if let row = h.passageRow { try s.bind(2, row) }
+        if let created = h.created { try s.bind(6, created) }
         try s.run()
+    }
+
+    /// The insert of an optional table, creating the table (and its index) on first use.
+    private func optional(_ statement: inout Statement?, _ create: [String], _ insert: String) throws -> Statement {
+        if let statement { return statement }
+        for sql in create { try db.execute(sql) }
+        let prepared = try db.prepare(insert)
+        statement = prepared
+        return prepared
     }
 
     deinit {

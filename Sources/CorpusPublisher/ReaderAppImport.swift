@@ -89,7 +89,7 @@ enum ReaderAppImport {
         }
         let meta = try source.decode(Meta.self, try source.read(archive, "corpus_meta.json", root: root, limit: metaLimit), name: "corpus_meta.json")
         let chunkBytes = try source.read(archive, "chunks.json", root: root, limit: chunksLimit)
-        let chunks = chunkBytes.first(where: { !ChunkOverlap.isSpace($0) }) == UInt8(ascii: "{")
+        let chunks = ImportSource.firstJSONByte(chunkBytes) == UInt8(ascii: "{")
             ? try source.decode(ChunkList.self, chunkBytes, name: "chunks.json").chunks
             : try source.decode([Chunk].self, chunkBytes, name: "chunks.json")
         guard !chunks.isEmpty else { throw source.bad("chunks.json holds no chunks") }
@@ -182,10 +182,10 @@ enum ReaderAppImport {
             var ordinal = 0
             for n in ordered {
                 let chunk = chunks[n]
-                var text = ChunkOverlap.trimmed(chunk.text)
-                if text.isEmpty { empty += 1; continue }
+                guard let first = ChunkOverlap.words(chunk.text).first else { empty += 1; continue }
+                var text = ChunkOverlap.trimmedText(chunk.text, from: first)
                 if let previous {
-                    switch ChunkOverlap.remainder(of: text, after: previous) {
+                    switch ChunkOverlap.remainder(of: chunk.text, after: previous) {
                     case .dropped: dropped += 1; continue
                     case let .kept(rest, removed): if removed > 0 { trimmed += 1 }; text = rest
                     }
