@@ -112,11 +112,12 @@ enum BrowserExportImport {
     /// The Markdown member of each page: its `file`, else `<id>.md` or `pages/<id>.md`.
     static func pageFiles(_ pages: [Page], archive: ForeignArchive, root: String, source: ImportSource) throws -> [String] {
         var seen: [String: String] = [:]
+        var pageOfID: [String: Int] = [:]
         var files: [String] = []
         for (n, page) in pages.enumerated() {
             try source.checkID(page.id.text, what: "page")
-            if let other = seen.first(where: { $0.value == page.id.text }) {
-                throw source.bad("knowledge.json: page id \(page.id.text.debugDescription) is used twice (by \(other.key) and page \(n))")
+            if let other = pageOfID.updateValue(n, forKey: page.id.text) {
+                throw source.bad("knowledge.json: page id \(page.id.text.debugDescription) is used twice (pages \(other) and \(n))")
             }
             let candidates = page.file.map { [$0] } ?? ["\(page.id.text).md", "pages/\(page.id.text).md"]
             guard let file = candidates.first(where: { archive.contains(root + $0) }) else {

@@ -64,7 +64,7 @@ extension CorpusBuilder {
             FileIO.remove(work)
             if createdOut, !finished { rmdir(outDir) }
         }
-        let corpus = try ImportedCorpus.load(options.format, path: options.source, scratch: work)
+        let corpus = try ImportedCorpus.load(options.format, path: options.source, scratch: work, embedder: embedder)
         progress(.ingested(documents: corpus.documents.count, skipped: 0))
         guard !corpus.passages.isEmpty else { throw PublisherError.noPassages(source: options.source, skipped: 0) }
         progress(.split(passages: corpus.passages.count))
@@ -73,7 +73,7 @@ extension CorpusBuilder {
                                     title: options.title ?? corpus.title.flatMap { $0.isEmpty ? nil : $0 } ?? options.id,
                                     description: options.description ?? corpus.description ?? "",
                                     language: options.language ?? corpus.language ?? "en", license: options.license ?? corpus.license ?? "")
-        let kept = corpus.vectors.flatMap { $0.madeBy(embedder) ? $0 : nil }
+        let kept = corpus.vectors.flatMap { $0.values != nil && $0.madeBy(embedder) ? $0 : nil }
         var report = ImportReport(format: options.format, vectors: kept.map { .kept(model: $0.model) } ?? .embedded(sourceModel: corpus.vectors?.model),
                                   bundled: corpus.bundled, notes: corpus.notes)
         report.notes.append(vectorNote(corpus.vectors, kept: kept != nil, embedder: embedder))
@@ -117,7 +117,8 @@ extension CorpusBuilder {
         var isFolder: ObjCBool = false
         let source = ImportSource(format: options.format, path: options.source)
         guard FileManager.default.fileExists(atPath: options.source, isDirectory: &isFolder) else {
-            throw source.bad("there is no such \(options.format.sourceIsFolder ? "folder" : "file")")
+            if options.format.sourceIsFolder { throw PublisherError.sourceNotFound(path: options.source) }
+            throw source.bad("there is no such file")
         }
         if isFolder.boolValue != options.format.sourceIsFolder {
             throw source.bad(options.format.sourceIsFolder

@@ -62,7 +62,9 @@ public struct SourceVectors: Sendable {
     public var model: String
     public var dimension: Int
     public var rows: Int
-    public var values: Values
+    /// The values, nil when they were checked but not read (the build's embedder did not make
+    /// them, so they are dropped: `madeBy`).
+    public var values: Values?
     /// The source row of each passage, parallel to `ImportedCorpus.passages`.
     public var rowOfPassage: [Int]
 
@@ -70,16 +72,21 @@ public struct SourceVectors: Sendable {
     public func row(_ r: Int) -> [Float] {
         let range = (r * dimension)..<((r + 1) * dimension)
         switch values {
-        case let .float32(v): return Array(v[range])
-        case let .int8(v): return v[range].map { Float($0) }
+        case let .float32(v)?: return Array(v[range])
+        case let .int8(v)?: return v[range].map { Float($0) }
+        case nil: preconditionFailure("the rows of vectors that were not read")
         }
     }
 
     /// True when `embedder` is the model that made these vectors, so queries embedded with it
-    /// score against them: the same model (by name, the organisation prefix and case aside), the
-    /// same dimension, and a model embedder (one with a digest clients can fetch it by).
-    public func madeBy(_ embedder: any Embedder) -> Bool {
-        embedder.modelDigest != nil && dimension == embedder.dimension && Self.modelName(model) == Self.modelName(embedder.id)
+    /// score against them (`madeBy(model:dimension:)`).
+    public func madeBy(_ embedder: any Embedder) -> Bool { Self.madeBy(model: model, dimension: dimension, embedder) }
+
+    /// True when `embedder` embeds queries for vectors of `model`: the same model (by name, the
+    /// organisation prefix and case aside), the same dimension, and a model embedder (one with a
+    /// digest clients fetch it by). The model-free hashing embedder made no app's vectors.
+    public static func madeBy(model: String, dimension: Int, _ embedder: any Embedder) -> Bool {
+        embedder.modelDigest != nil && dimension == embedder.dimension && modelName(model) == modelName(embedder.id)
     }
 
     /// `sentence-transformers/all-MiniLM-L6-v2` → `all-minilm-l6-v2`.
@@ -93,10 +100,11 @@ extension ImportedCorpus {
     /// Reads the source at `path` as `format`; refusals are `PublisherError.importSource` (a field
     /// missing or malformed) or `.unsafeImportSource` (an archive entry that could escape).
     /// - Parameter scratch: a private folder for copies of SQLite packs, removed by the caller.
-    public static func load(_ format: ImportFormat, path: String, scratch: String) throws -> ImportedCorpus {
+    /// - Parameter embedder: the build's; vectors it did not make are checked, then dropped.
+    public static func load(_ format: ImportFormat, path: String, scratch: String, embedder: any Embedder) throws -> ImportedCorpus {
         switch format {
         case .corpuskit: return try ReaderAppImport.load(path: path)
-        case .knowledgepress: return try KnowledgeAppImport.load(path: path, scratch: scratch)
+        case .knowledgepress: return try KnowledgeAppImport.load(path: path, scratch: scratch, embedder: embedder)
         case .lumen: return try BrowserExportImport.load(path: path)
         }
     }

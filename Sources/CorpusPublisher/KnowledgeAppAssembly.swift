@@ -30,6 +30,8 @@ extension KnowledgeAppImport {
                     documents.append(try document(row, pack: pack, books: books, source: source))
                     members.append([])
                 }
+                // A document's time is the latest of its pack's and its passages' (canonical
+                // timestamps compare as text).
                 if let t = row.timestamp, t > (documents[d].meta["timestamp"] ?? "") { documents[d].meta["timestamp"] = t }
                 members[d].append(all.count)
                 all.append(row)
@@ -37,16 +39,19 @@ extension KnowledgeAppImport {
         }
         var passages: [Passage] = []
         var rows: [Int] = []
+        var passageMeta: [Int: [String: String]] = [:]
         passages.reserveCapacity(all.count)
         for (d, indices) in members.enumerated() {
             let ordered = indices.sorted { (all[$0].ordinal ?? Double($0), $0) < (all[$1].ordinal ?? Double($1), $1) }
             for (k, i) in ordered.enumerated() {
+                if let t = all[i].timestamp { passageMeta[passages.count] = ["timestamp": t] }
                 passages.append(Passage(document: d, pid: all[i].id, ordinal: k, title: documents[d].title, section: all[i].section, text: all[i].text))
                 rows.append(i)
             }
         }
-        let corpus = ImportedCorpus(format: .knowledgepress, documents: documents, passages: passages, sourceIDs: true,
+        var corpus = ImportedCorpus(format: .knowledgepress, documents: documents, passages: passages, sourceIDs: true,
                                     notes: ["kept the ids of all \(passages.count) passages of \(packs.count) pack(s)"])
+        corpus.passageMeta = passageMeta
         return (corpus, rows)
     }
 
@@ -68,8 +73,10 @@ extension KnowledgeAppImport {
 
     /// The packs' vectors (`<pack>.vectors`, or the manifest's name for them), one row per passage
     /// in each pack's `rowid` order, packs end to end; nil, with a note, when a pack has none.
+    /// Every file's size is checked (and its scales, when it has them); the values are read only
+    /// when `keep` says the build keeps them, else they are dropped unread.
     static func vectors(_ entries: [PackEntry], packs: [KnowledgeAppPack], embedder: NamedEmbedder, folder: SourceFolder,
-                        rows: [Int], source: ImportSource) throws -> (SourceVectors?, note: String?) {
+                        rows: [Int], keep: Bool, source: ImportSource) throws -> (SourceVectors?, note: String?) {
         let names = entries.map { $0.vectors ?? (($0.file as NSString).deletingPathExtension + ".vectors") }
         let present = try names.map { try Self.present($0, in: folder, source: source) }
         guard present.allSatisfy({ $0 }) else {
@@ -81,15 +88,10 @@ extension KnowledgeAppImport {
         }
         var values: [Int8] = []
         for (name, pack) in zip(names, packs) {
-            // The size is judged before reading, so a wrong file is named with its size, not read.
-            let size = (try? folder.file(at: name).get())?.size ?? 0
-            let plain = Int64(pack.rows.count) * Int64(dimension)
-            guard size == plain || size == plain + 4 * Int64(pack.rows.count) else {
-                throw source.bad("\(name) holds \(size) bytes; \(pack.rows.count) passages × \(dimension) dimensions of int8 need \(plain) (or \(plain + 4 * Int64(pack.rows.count)) with a float32 scale per row)")
-            }
-            let bytes = try read(folder, name, source: source, limit: Int(size))
-            values += try KnowledgeAppPack.vectors(bytes, name: name, rows: pack.rows.count, dimension: dimension, source: source)
+            let file = try folder.file(at: name).get()
+            values += try KnowledgeAppPack.vectors(file, in: folder, rows: pack.rows.count, dimension: dimension, read: keep, source: source)
         }
-        return (SourceVectors(model: embedder.model, dimension: dimension, rows: values.count / dimension, values: .int8(values), rowOfPassage: rows), nil)
+        let total = packs.reduce(0) { $0 + $1.rows.count }
+        return (SourceVectors(model: embedder.model, dimension: dimension, rows: total, values: keep ? .int8(values) : nil, rowOfPassage: rows), nil)
     }
 }

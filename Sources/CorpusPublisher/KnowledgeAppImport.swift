@@ -73,7 +73,7 @@ enum KnowledgeAppImport {
         }
     }
 
-    static func load(path: String, scratch: String) throws -> ImportedCorpus {
+    static func load(path: String, scratch: String, embedder build: any Embedder) throws -> ImportedCorpus {
         let source = ImportSource(format: .knowledgepress, path: path)
         let folder = try SourceFolder(path)
         let manifest = try source.decode(Manifest.self, try read(folder, "manifest.json", source: source), name: "manifest.json")
@@ -90,7 +90,8 @@ enum KnowledgeAppImport {
         corpus.description = manifest.description
         corpus.language = manifest.language
         corpus.license = manifest.license
-        let (vectors, note) = try self.vectors(entries, packs: packs, embedder: embedder, folder: folder, rows: rows, source: source)
+        let keep = embedder.dimension.map { SourceVectors.madeBy(model: embedder.model, dimension: $0, build) } ?? false
+        let (vectors, note) = try self.vectors(entries, packs: packs, embedder: embedder, folder: folder, rows: rows, keep: keep, source: source)
         corpus.vectors = vectors
         if let note { corpus.notes.append(note) }
         return corpus

@@ -115,19 +115,36 @@ struct KnowledgeAppPack {
     }
 
     /// A pack's vectors (`<name>.vectors`): `rows` × `dimension` int8 values, optionally followed
-    /// by one little-endian float32 scale per row; any other size is refused.
-    static func vectors(_ bytes: [UInt8], name: String, rows: Int, dimension: Int, source: ImportSource) throws -> [Int8] {
-        let plain = rows * dimension
-        guard bytes.count == plain || bytes.count == plain + 4 * rows else {
-            throw source.bad("\(name) holds \(bytes.count) bytes; \(rows) passages × \(dimension) dimensions of int8 need \(plain) (or \(plain + 4 * rows) with a float32 scale per row)")
+    /// by one little-endian float32 scale per row; any other size is refused before a byte is read,
+    /// and every scale must be finite. The values are returned when `read`, else left unread ([]).
+    static func vectors(_ file: SourceFile, in folder: SourceFolder, rows: Int, dimension: Int, read: Bool,
+                        source: ImportSource) throws -> [Int8] {
+        let plain = Int64(rows) * Int64(dimension), scaled = plain + 4 * Int64(rows)
+        guard file.size == plain || file.size == scaled else {
+            throw source.bad("\(file.path) holds \(file.size) bytes; \(rows) passages × \(dimension) dimensions of int8 need \(plain) (or \(scaled) with a float32 scale per row)")
         }
-        var values = [Int8](repeating: 0, count: plain)
-        values.withUnsafeMutableBytes { out in bytes.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<plain])) } }
-        guard bytes.count > plain else { return values }
-        var scales = [Float](repeating: 0, count: rows)
-        scales.withUnsafeMutableBytes { out in bytes.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[plain...])) } }
-        if let bad = scales.firstIndex(where: { !$0.isFinite }) {
-            throw source.bad("\(name): the scale of row \(bad) is NaN or an infinity")
+        guard read || file.size == scaled else { return [] }
+        var values: [Int8] = []
+        var scales: [UInt8] = []
+        if read { values.reserveCapacity(Int(plain)) }
+        var offset: Int64 = 0
+        do {
+            let (reader, _) = try folder.open(file)
+            // Streamed: only what is kept is held (the values when read, the scales).
+            try reader.forEachChunk { chunk in
+                let n = Int64(chunk.count)
+                let split = Int(max(0, min(n, plain - offset)))
+                if read, split > 0 { values += chunk[0..<split].map { Int8(bitPattern: $0) } }
+                if split < chunk.count { scales += chunk[split...] }
+                offset += n
+            }
+        } catch let e as IngestFailure {
+            throw source.bad("\(file.path): \(e.reason)")
+        }
+        guard offset == file.size else { throw source.bad("\(file.path) changed while it was read") }
+        for r in 0..<(scales.count / 4) {
+            let bits = UInt32(scales[4 * r]) | UInt32(scales[4 * r + 1]) << 8 | UInt32(scales[4 * r + 2]) << 16 | UInt32(scales[4 * r + 3]) << 24
+            guard Float(bitPattern: bits).isFinite else { throw source.bad("\(file.path): the scale of row \(r) is NaN or an infinity") }
         }
         return values
     }
