@@ -79,17 +79,20 @@ extension KnowledgeAppImport {
                         rows: [Int], keep: Bool, source: ImportSource) throws -> (SourceVectors?, note: String?) {
         let names = entries.map { $0.vectors ?? (($0.file as NSString).deletingPathExtension + ".vectors") }
         let present = try names.map { try Self.present($0, in: folder, source: source) }
-        guard present.allSatisfy({ $0 }) else {
-            let missing = zip(names, present).filter { !$0.1 }.map(\.0)
-            return (nil, "no \(missing.joined(separator: ", ")): the passages are embedded here")
-        }
-        guard let dimension = embedder.dimension else {
+        if present.contains(true), embedder.dimension == nil {
             throw source.bad("manifest.json gives no dimension for the embedder of its vectors")
         }
+        // Every vectors file there is checked, also when another pack has none and none are kept.
+        let complete = !present.contains(false)
         var values: [Int8] = []
-        for (name, pack) in zip(names, packs) {
+        for ((name, pack), there) in zip(zip(names, packs), present) where there {
             let file = try folder.file(at: name).get()
-            values += try KnowledgeAppPack.vectors(file, in: folder, rows: pack.rows.count, dimension: dimension, read: keep, source: source)
+            values += try KnowledgeAppPack.vectors(file, in: folder, rows: pack.rows.count, dimension: embedder.dimension!,
+                                                   read: keep && complete, source: source)
+        }
+        guard complete, let dimension = embedder.dimension else {
+            let missing = zip(names, present).filter { !$0.1 }.map(\.0)
+            return (nil, "no \(missing.joined(separator: ", ")): the passages are embedded here")
         }
         let total = packs.reduce(0) { $0 + $1.rows.count }
         return (SourceVectors(model: embedder.model, dimension: dimension, rows: total, values: keep ? .int8(values) : nil, rowOfPassage: rows), nil)

@@ -38,7 +38,7 @@ struct KnowledgeAppPack {
             timestamp = try Self.packTimestamp(db, file: file, source: source)
             rows = try Self.passages(db, columns: columns, file: file, source: source)
         } catch let e as SQLiteError {
-            throw source.bad("\(file) is not a readable SQLite pack (\(e))")
+            throw source.bad("\(file) is not a readable SQLite pack (\(e.message))")
         }
         guard !rows.isEmpty else { throw source.bad("\(file) holds no passages") }
     }
@@ -182,7 +182,7 @@ struct KnowledgeAppBooks {
                 books[s.text(0)] = Book(title: s.text(1), author: s.isNull(2) ? nil : s.text(2), genre: s.isNull(3) ? nil : s.text(3))
             }
         } catch let e as SQLiteError {
-            throw source.bad("\(file) is not a readable SQLite pack (\(e))")
+            throw source.bad("\(file) is not a readable SQLite pack (\(e.message))")
         }
     }
 }

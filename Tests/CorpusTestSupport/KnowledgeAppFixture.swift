@@ -23,6 +23,8 @@ public struct KnowledgeAppFixture: Sendable {
     public var duplicateID = false
     /// A passage naming a book `core.pack` does not list.
     public var unknownBook = false
+    /// The name of the text column of `gutenberg.pack`'s passages (another name stages a pack without one).
+    public var textColumn = "text"
 
     public static let newsTimestamps = ["2026-03-01T09:30:00+02:00", "1772900000", "2026-03-09"]
 
@@ -73,13 +75,13 @@ public struct KnowledgeAppFixture: Sendable {
     func writeGutenberg(_ path: String) throws {
         let db = try Database(path: path, mode: .create)
         try db.execute("""
-            CREATE TABLE passages(id TEXT PRIMARY KEY, book_id INTEGER NOT NULL, chapter TEXT, ordinal INTEGER NOT NULL, text TEXT NOT NULL);
+            CREATE TABLE passages(id TEXT PRIMARY KEY, book_id INTEGER NOT NULL, chapter TEXT, ordinal INTEGER NOT NULL, \(textColumn) TEXT NOT NULL);
             CREATE TABLE pack_meta(key TEXT PRIMARY KEY, value TEXT);
             INSERT INTO pack_meta VALUES('name', 'gutenberg'), ('passages', '\(books * passagesPerBook)');
             BEGIN;
             """)
         var rng = SplitMix64(seed: 11)
-        let s = try db.prepare("INSERT INTO passages(id, book_id, chapter, ordinal, text) VALUES(?, ?, ?, ?, ?)")
+        let s = try db.prepare("INSERT INTO passages(id, book_id, chapter, ordinal, \(textColumn)) VALUES(?, ?, ?, ?, ?)")
         for b in 0..<books {
             for n in 0..<passagesPerBook {
                 let words = (0..<40).map { _ in ReaderAppFixture.vocabulary[Int(rng.next() % 32)] }.joined(separator: " ")
@@ -90,7 +92,7 @@ public struct KnowledgeAppFixture: Sendable {
         }
         try db.execute("COMMIT")
         if withFTS {
-            try db.execute("CREATE VIRTUAL TABLE passages_fts USING fts5(text, content='passages', content_rowid='rowid'); INSERT INTO passages_fts(passages_fts) VALUES('rebuild')")
+            try db.execute("CREATE VIRTUAL TABLE passages_fts USING fts5(\(textColumn), content='passages', content_rowid='rowid'); INSERT INTO passages_fts(passages_fts) VALUES('rebuild')")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import CorpusFormat
 import CorpusTestSupport
 
@@ -36,6 +37,29 @@ final class ImportCLIRun: @unchecked Sendable {
                                                               "--key", key, "--out", bundle, "--json"] + extra, timeout: 600)
         let object = (try? JSONSerialization.jsonObject(with: r.stdoutData)) as? [String: Any] ?? [:]
         return Built(result: r, object: object, bundle: bundle)
+    }
+
+    /// A build that must be refused: exit `status`, exactly the one line `error: MESSAGE (HINT)` on
+    /// stderr and nothing on stdout, the `--json` form naming `code`, and nothing written: no
+    /// bundle, and the work folder (the source, the keys, an output folder holding a file of its
+    /// own) byte-identical after both runs.
+    func expectRefusal(_ source: String, from format: String, status: Int32, code: String, message: String, hint: String,
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let bundle = work.url("out/bad-1.corpus.zip")
+        _ = try work.write("out/keep.txt", "the publisher's own file")
+        let before = DirectorySnapshot(work.path)
+        let text = try ProcessRunner.run(BuiltProducts.corpusd, ["build", source, "--from", format, "--id", "bad", "--version", "1",
+                                                                 "--key", key, "--out", bundle])
+        #expect(text.status == status, "\(text.stderr)", sourceLocation: sourceLocation)
+        #expect(text.stderr == "error: \(message) (\(hint))\n", sourceLocation: sourceLocation)
+        #expect(text.stdout.isEmpty, sourceLocation: sourceLocation)
+        let json = try build(source, from: format, id: "bad")
+        let error = json.object["error"] as? [String: Any]
+        #expect(json.result.status == status && error?["code"] as? String == code && error?["message"] as? String == message,
+                "\(json.result.stdout)", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: bundle), sourceLocation: sourceLocation)
+        let after = DirectorySnapshot(work.path)
+        #expect(after == before, "the refusal wrote something:\n\(before)\n---\n\(after)", sourceLocation: sourceLocation)
     }
 
     /// The bundle's manifest, verified completely against the signing key.
