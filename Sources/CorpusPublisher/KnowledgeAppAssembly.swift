@@ -90,11 +90,16 @@ extension KnowledgeAppImport {
             values += try KnowledgeAppPack.vectors(file, in: folder, rows: pack.rows.count, dimension: embedder.dimension!,
                                                    read: keep && complete, source: source)
         }
-        guard complete, let dimension = embedder.dimension else {
-            let missing = zip(names, present).filter { !$0.1 }.map(\.0)
-            return (nil, "no \(missing.joined(separator: ", ")): the passages are embedded here")
+        guard let dimension = embedder.dimension, present.contains(true) else {
+            return (nil, "no \(names.joined(separator: ", ")): the passages are embedded here")
         }
         let total = packs.reduce(0) { $0 + $1.rows.count }
+        guard complete else {
+            // Vectors for some packs only: none can be kept (a bundle's rows all come from one model).
+            let missing = zip(names, present).filter { !$0.1 }.map(\.0)
+            return (SourceVectors(model: embedder.model, dimension: dimension, rows: total, values: nil, rowOfPassage: rows),
+                    "no \(missing.joined(separator: ", ")): the source's vectors do not cover every passage")
+        }
         return (SourceVectors(model: embedder.model, dimension: dimension, rows: total, values: keep ? .int8(values) : nil, rowOfPassage: rows), nil)
     }
 }
