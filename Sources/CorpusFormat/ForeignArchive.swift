@@ -22,7 +22,8 @@ public final class ForeignArchive {
     /// - Throws: `FormatError`: `.unsafeMemberName`, `.symlinkMember`, `.duplicateMember`,
     ///   `.memberNotAllowed` (a device or other special entry), `.unsupported` (encrypted),
     ///   `.archiveInconsistent` (not a zip, or a damaged one), `.io`.
-    public init(path: String) throws {
+    public init(path: String, totalLimit: Int64 = defaultTotalLimit) throws {
+        self.totalLimit = totalLimit
         let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
         let names: [String]
@@ -40,9 +41,27 @@ public final class ForeignArchive {
     /// True when the archive has a file member called `name`.
     public func contains(_ name: String) -> Bool { present.contains(name) }
 
-    /// Reads the member `name` whole, refusing it past `limit` bytes (`FormatError.sizeExceeded`).
+    /// What all members read from one archive may add up to by default: an importer holds what
+    /// it read, so a zip bomb of many small, highly compressed members is refused here, not by
+    /// running out of memory.
+    public static let defaultTotalLimit: Int64 = 4 << 30
+    public let totalLimit: Int64
+    /// The bytes read so far.
+    public private(set) var bytesRead: Int64 = 0
+
+    /// Reads the member `name` whole, refusing it past `limit` bytes, or when it takes what was
+    /// read from the archive past `totalLimit` (`FormatError.sizeExceeded`, the member named `*`).
     public func read(_ name: String, limit: Int) throws -> [UInt8] {
-        try reader.read(name, limit: limit)
+        let left = totalLimit - bytesRead
+        let capped = Int64(limit) > left
+        let bytes: [UInt8]
+        do {
+            bytes = try reader.read(name, limit: Int(min(Int64(limit), left)))
+        } catch FormatError.sizeExceeded where capped {
+            throw FormatError.sizeExceeded(member: "*", limit: totalLimit)
+        }
+        bytesRead += Int64(bytes.count)
+        return bytes
     }
 
     /// The names of the file members, after refusing any entry that is not a plain file or folder.

@@ -54,6 +54,9 @@ struct ImportSource {
             return try archive.read(root + name, limit: limit)
         } catch let e as FormatError {
             if case .missingMember = e { throw bad("\(name) is missing") }
+            if case .sizeExceeded(member: "*", let total) = e {
+                throw bad("its members add up to more than \(total >> 20) MiB (at \(name)), more than this importer reads")
+            }
             if case .sizeExceeded = e { throw bad("\(name) is larger than \(limit >> 20) MiB, more than this importer reads") }
             throw refusal(e, member: name)
         }
