@@ -32,6 +32,7 @@ enum BuildCommand: ServerCommand {
             }
             return f
         }
+        if format == nil { try refuseForeign(cmd.positionals[0]) }
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         // The model is loaded and checked before anything is written: a wrong folder stops here.
         let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
@@ -54,6 +55,16 @@ enum BuildCommand: ServerCommand {
             summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder, progress: draw)
         }
         report(summary, key: key, console)
+    }
+
+    /// Another app's corpus given without `--from`: said so, with the `--from` that reads it,
+    /// rather than "not a folder".
+    static func refuseForeign(_ source: String) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder), !isFolder.boolValue,
+              let format = BundleKind.detect(path: source).importFormat.flatMap(ImportFormat.named) else { return }
+        throw ErrorReport(code: "usage", message: "\(source) is a \(format.sourceName), not a folder of documents",
+                          hint: "add --from \(format.rawValue) to import it; docs/import.md says what it accepts", kind: .usage)
     }
 
     static func report(_ summary: BuildSummary, key: SecretKey, _ console: Console) {

@@ -182,6 +182,20 @@ import CorpusTestSupport
 
     // MARK: sources of the wrong kind
 
+    /// Without `--from`, an app's zip is named for what it is (it was "does not exist or is not a
+    /// folder", exit 6).
+    @Test func anAppsCorpusWithoutFromIsNamedWithTheFromThatReadsIt() throws {
+        let run = try ImportCLIRun()
+        let zip = try Self.reader(run) { _ in }
+        _ = try run.work.write("out/keep.txt", "the publisher's own file")
+        let before = DirectorySnapshot(run.work.path)
+        let r = try ProcessRunner.run(BuiltProducts.corpusd, ["build", zip, "--id", "bad", "--version", "1", "--key", run.key,
+                                                              "--out", run.work.url("out/bad-1.corpus.zip")])
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: \(zip) is a reader-app corpus, not a folder of documents (add --from corpuskit to import it; docs/import.md says what it accepts)\n")
+        #expect(DirectorySnapshot(run.work.path) == before)
+    }
+
     @Test func aSourceOfTheWrongKindIsRefusedWithWhatToGive() throws {
         let run = try ImportCLIRun()
         let folder = run.work.url("Corpus")
