@@ -65,6 +65,7 @@ extension CorpusBuilder {
             if createdOut, !finished { rmdir(outDir) }
         }
         let corpus = try ImportedCorpus.load(options.format, path: options.source, scratch: work, embedder: embedder)
+        try corpus.refuseNUL(ImportSource(format: options.format, path: options.source))
         progress(.ingested(documents: corpus.documents.count, skipped: 0))
         guard !corpus.passages.isEmpty else { throw PublisherError.noPassages(source: options.source, skipped: 0) }
         progress(.split(passages: corpus.passages.count))

@@ -48,6 +48,20 @@ public struct ImportedCorpus: Sendable {
     public var notes: [String] = []
 }
 
+extension ImportedCorpus {
+    /// Refuses a NUL in the documents' paths, titles and metadata and the passages' sections
+    /// (SQLite text ends there, so they would be cut short without a word). Passage texts and
+    /// highlights are checked by each importer, where it can name the record.
+    func refuseNUL(_ source: ImportSource) throws {
+        for d in documents {
+            try source.checkText(d.path, what: "the document path \(d.path.debugDescription)")
+            try source.checkText(d.title, what: "the title of document \(d.path.debugDescription)")
+            for key in d.meta.keys.sorted() { try source.checkText(d.meta[key]!, what: "the \(key) of document \(d.path.debugDescription)") }
+        }
+        for p in passages { try source.checkText(p.section, what: "the section of passage \(p.pid.debugDescription)") }
+    }
+}
+
 /// The source's vectors, checked: every row finite, one per source record.
 public struct SourceVectors: Sendable {
     public enum Values: Sendable {

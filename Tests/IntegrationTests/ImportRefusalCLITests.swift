@@ -59,6 +59,8 @@ import CorpusTestSupport
          "chunks.json: chunk 5 names chapter \"ch9\", which corpus_meta.json's chapters do not list"),
         ("a chunk id twice", { f in f.chunks[4].id = "c0-1" }, "chunks.json: chunk id \"c0-1\" is used twice (chunks 1 and 4)"),
         ("chunks.json that is not JSON", { f in f.replaced["chunks.json"] = Array("[{\"id\":".utf8) }, "chunks.json: not valid JSON"),
+        ("a NUL in a chapter title", { f in f.chapters[0].title = "Chapter\u{0}one" }, "the title of document \"ch1\" holds a NUL character"),
+        ("a NUL in a chunk", { f in f.chunks[2].text += "\u{0}" }, "chunks.json: the text of chunk 2 holds a NUL character"),
     ]
 
     @Test(arguments: readerCases.indices)
