@@ -21,10 +21,7 @@ enum BrowserExportImport {
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: AnyKey.self)
-            guard let id = try c.first(SourceID.self, "id") else {
-                throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.id = id
+            self.id = try c.required(SourceID.self, "id")
             url = try c.first(String.self, "url")
             title = try c.first(String.self, "title")
             domain = try c.first(String.self, "domain")
@@ -45,14 +42,8 @@ enum BrowserExportImport {
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: AnyKey.self)
-            guard let page = try c.first(SourceID.self, "page", "page_id", "pageId") else {
-                throw DecodingError.keyNotFound(AnyKey("page"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.page = page
-            guard let text = try c.first(String.self, "text") else {
-                throw DecodingError.keyNotFound(AnyKey("text"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.text = text
+            self.page = try c.required(SourceID.self, "page", "page_id", "pageId")
+            self.text = try c.required(String.self, "text")
             prefix = try c.first(String.self, "prefix")
             suffix = try c.first(String.self, "suffix")
             created = try c.first(SourceTime.self, "timestamp", "created", "created_at")
@@ -67,10 +58,7 @@ enum BrowserExportImport {
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: AnyKey.self)
             title = try c.first(String.self, "title")
-            guard let pages = try c.first([Page].self, "pages") else {
-                throw DecodingError.keyNotFound(AnyKey("pages"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.pages = pages
+            self.pages = try c.required([Page].self, "pages")
             highlights = try c.first([Highlight].self, "highlights") ?? []
         }
     }

@@ -70,36 +70,15 @@ extension CorpusBuilder {
         guard !corpus.passages.isEmpty else { throw PublisherError.noPassages(source: options.source, skipped: 0) }
         progress(.split(passages: corpus.passages.count))
 
-        let resolved = BuildOptions(source: options.source, id: options.id, version: options.version,
-                                    title: options.title ?? corpus.title.flatMap { $0.isEmpty ? nil : $0 } ?? options.id,
-                                    description: options.description ?? corpus.description ?? "",
-                                    language: options.language ?? corpus.language ?? "en", license: options.license ?? corpus.license ?? "")
         let kept = corpus.vectors.flatMap { $0.values != nil && $0.madeBy(embedder) ? $0 : nil }
-        var report = ImportReport(format: options.format, vectors: kept.map { .kept(model: $0.model) } ?? .embedded(sourceModel: corpus.vectors?.model),
-                                  bundled: corpus.bundled, notes: corpus.notes)
-        report.notes.append(vectorNote(corpus.vectors, kept: kept != nil, embedder: embedder))
-        if corpus.bundled == true {
-            report.notes.append("the reader app ships this corpus bundled (never counted against an import limit): publish it with \"bundled\": true")
-        }
-
-        let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
-        let textBytes = corpus.passages.reduce(Int64(0)) { $0 + Int64($1.text.utf8.count) }
-        let feed = PackFeed(destination: packPath, scratch: textBytes > inMemoryPackLimit ? "\(work)/pack-scratch.sqlite" : nil)
-        do {
-            try feedRows(corpus, into: feed)
-            feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id, dimension: embedder.dimension,
-                       documents: corpus.documents.count, extraMeta: corpus.sourceIDs ? [(PackSchema.Meta.passageIDs, "source")] : [])
-            try writeVectors(corpus, kept: kept, embedder: embedder, to: vectorsPath)
-        } catch {
-            feed.cancel()
-            throw error
-        }
-        try feed.wait()
+        let (packPath, vectorsPath) = try writePack(corpus, id: options.id, version: options.version, kept: kept, embedder: embedder, work: work)
         progress(.packed)
 
         let manifest = Manifest(
-            id: options.id, version: options.version, title: resolved.title, description: resolved.description,
-            language: resolved.language, license: resolved.license,
+            id: options.id, version: options.version,
+            title: options.title ?? corpus.title.flatMap { $0.isEmpty ? nil : $0 } ?? options.id,
+            description: options.description ?? corpus.description ?? "",
+            language: options.language ?? corpus.language ?? "en", license: options.license ?? corpus.license ?? "",
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
             documents: corpus.documents.count, passages: corpus.passages.count,
@@ -109,8 +88,30 @@ extension CorpusBuilder {
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
         var summary = BuildSummary(manifest: signed, skipped: [], warnings: warnings(corpus, id: options.id), output: output, bytes: bytes)
-        summary.imported = report
+        summary.imported = ImportReport(format: options.format,
+                                        vectors: kept.map { .kept(model: $0.model) } ?? .embedded(sourceModel: corpus.vectors?.model),
+                                        bundled: corpus.bundled, notes: corpus.notes + [vectorNote(corpus.vectors, kept: kept != nil, embedder: embedder)])
         return summary
+    }
+
+    /// Writes `pack.sqlite` (on the pack thread, as a build does) and `vectors.bin` into `work`.
+    static func writePack(_ corpus: ImportedCorpus, id: String, version: CorpusVersion, kept: SourceVectors?, embedder: any Embedder,
+                          work: String) throws -> (pack: String, vectors: String) {
+        let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
+        let textBytes = corpus.passages.reduce(Int64(0)) { $0 + Int64($1.text.utf8.count) }
+        let feed = PackFeed(destination: packPath, scratch: textBytes > inMemoryPackLimit ? "\(work)/pack-scratch.sqlite" : nil)
+        do {
+            try feedRows(corpus, into: feed)
+            feed.close(corpusID: id, version: version.description, embedderID: embedder.id, dimension: embedder.dimension,
+                       documents: corpus.documents.count, extraMeta: corpus.sourceIDs ? [(PackSchema.Meta.passageIDs, "source")] : [])
+            // Embedding runs on the other cores while the pack thread finishes the index.
+            try writeVectors(corpus, kept: kept, embedder: embedder, to: vectorsPath)
+        } catch {
+            feed.cancel()
+            throw error
+        }
+        try feed.wait()
+        return (packPath, vectorsPath)
     }
 
     /// The source must exist and be what its format reads: a folder, or a zip file.

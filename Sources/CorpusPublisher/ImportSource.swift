@@ -112,6 +112,16 @@ extension KeyedDecodingContainer where K == AnyKey {
         }
         return nil
     }
+
+    /// The value under the first of `names`, refused as a missing field (named by the first
+    /// name) when none is there or it is null.
+    func required<T: Decodable>(_ type: T.Type, _ names: String...) throws -> T {
+        for name in names where contains(AnyKey(name)) {
+            if try decodeNil(forKey: AnyKey(name)) { break }
+            return try decode(type, forKey: AnyKey(name))
+        }
+        throw DecodingError.keyNotFound(AnyKey(names[0]), .init(codingPath: codingPath, debugDescription: "missing"))
+    }
 }
 
 /// A JSON value that is an id: a string, or an integer written as one.

@@ -26,10 +26,7 @@ enum KnowledgeAppImport {
                 return
             }
             let c = try decoder.container(keyedBy: AnyKey.self)
-            guard let name = try c.first(String.self, "id", "model", "model_id", "name") else {
-                throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            model = name
+            model = try c.required(String.self, "id", "model", "model_id", "name")
             dimension = try c.first(Int.self, "dimension", "dim", "embedding_dimension")
         }
     }
@@ -46,10 +43,7 @@ enum KnowledgeAppImport {
                 return
             }
             let c = try decoder.container(keyedBy: AnyKey.self)
-            guard let name = try c.first(String.self, "file", "path", "name") else {
-                throw DecodingError.keyNotFound(AnyKey("file"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            file = name
+            file = try c.required(String.self, "file", "path", "name")
             vectors = try c.first(String.self, "vectors")
         }
     }

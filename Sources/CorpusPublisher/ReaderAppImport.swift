@@ -19,10 +19,7 @@ enum ReaderAppImport {
 
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: AnyKey.self)
-            guard let id = try c.first(SourceID.self, "id") else {
-                throw DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.id = id
+            self.id = try c.required(SourceID.self, "id")
             title = try c.first(String.self, "title", "name")
             order = try c.first(Double.self, "order", "index")
             importance = try c.first(Double.self, "importance", "weight")
@@ -64,14 +61,8 @@ enum ReaderAppImport {
         init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: AnyKey.self)
             id = try c.first(SourceID.self, "id")
-            guard let chapter = try c.first(SourceID.self, "chapter", "chapter_id") else {
-                throw DecodingError.keyNotFound(AnyKey("chapter"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.chapter = chapter
-            guard let text = try c.first(String.self, "text") else {
-                throw DecodingError.keyNotFound(AnyKey("text"), .init(codingPath: c.codingPath, debugDescription: ""))
-            }
-            self.text = text
+            self.chapter = try c.required(SourceID.self, "chapter", "chapter_id")
+            self.text = try c.required(String.self, "text")
             order = try c.first(Double.self, "order", "index", "position")
             section = try c.first(String.self, "section", "heading")
         }
@@ -101,6 +92,9 @@ enum ReaderAppImport {
         corpus.language = meta.language
         corpus.license = meta.license
         corpus.bundled = meta.bundled
+        if meta.bundled == true {
+            corpus.notes.append("the reader app ships this corpus bundled (never counted against an import limit): publish it with \"bundled\": true")
+        }
         if archive.contains(root + "embeddings.npy") {
             corpus.vectors = try vectors(archive, root: root, chunks: chunks, meta: meta, rows: rows, source: source)
         } else {
