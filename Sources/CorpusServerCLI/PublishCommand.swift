@@ -47,7 +47,7 @@ enum PublishCommand: ServerCommand {
         case let .textWarning(w):
             console.err(PublisherReport.line(w))
         case let .importNote(corpus, note):
-            if !console.quiet { console.err(TerminalText.sanitizeLine("note: \(corpus): \(note)")) }
+            console.err(TerminalText.sanitizeLine("note: \(corpus): \(note)"))
         }
     }
 
