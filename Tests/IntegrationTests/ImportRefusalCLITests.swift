@@ -164,6 +164,10 @@ import CorpusTestSupport
         ("a passage of a book core.pack does not list", { f in f.unknownBook = true }, nil,
          "gutenberg.pack: passage \"pg1002-0\" names book \"999999\", which core.pack's books table does not list"),
         ("a passages table without text", { f in f.textColumn = "body" }, nil, "gutenberg.pack: the passages table has no text column"),
+        ("a pack whose passages are a view", { _ in }, { folder in
+            let r = try ProcessRunner.run("sqlite3", ["\(folder)/news.pack", "ALTER TABLE passages RENAME TO rows; CREATE VIEW passages AS SELECT * FROM rows"])
+            guard r.status == 0 else { throw IntegrationError("sqlite3: \(r.stderr)") }
+         }, "news.pack: passages is a view, not a table"),
         ("a pack that is not SQLite", { _ in }, { folder in
             try "not a database".write(toFile: "\(folder)/news.pack", atomically: true, encoding: .utf8)
          }, "news.pack is not a readable SQLite pack (file is not a database)"),
