@@ -21,14 +21,21 @@ struct ZipCentralDirectory {
 
     var entries: [Entry]
 
-    /// Bundles have four members; a central directory beyond this is not a bundle.
-    static let maxDirectoryBytes = 1 << 20
-    static let maxEntries = 1024
+    /// How large a central directory may be before it is refused unread.
+    struct Limits {
+        var entries: Int
+        var directoryBytes: Int
+
+        /// Bundles have four members; a central directory beyond this is not a bundle.
+        static let bundle = Limits(entries: 1024, directoryBytes: 1 << 20)
+        /// Another program's export: a page or a chapter per member, still bounded.
+        static let export = Limits(entries: 200_000, directoryBytes: 64 << 20)
+    }
     private static let eocdSize = 22
     private static let maxCommentBytes = 0xFFFF
 
-    static func read(fd: Int32, path: String) throws -> ZipCentralDirectory {
-        let end = try endRecord(fd: fd, path: path)
+    static func read(fd: Int32, path: String, limits: Limits = .bundle) throws -> ZipCentralDirectory {
+        let end = try endRecord(fd: fd, path: path, limits: limits)
         let dir = try preadExactly(fd, count: Int(end.size), at: Int64(end.offset), path: path)
         return ZipCentralDirectory(entries: try entries(in: dir, count: end.count))
     }
@@ -37,8 +44,8 @@ struct ZipCentralDirectory {
 
     /// Where the central directory is and how many entries it holds, from the end of central
     /// directory record (and the Zip64 one it points at), which must end the file exactly; a
-    /// directory larger than a bundle's, or not ending where the record begins, is refused.
-    private static func endRecord(fd: Int32, path: String) throws -> (count: UInt64, size: UInt64, offset: UInt64) {
+    /// directory beyond `limits`, or not ending where the record begins, is refused.
+    private static func endRecord(fd: Int32, path: String, limits: Limits) throws -> (count: UInt64, size: UInt64, offset: UInt64) {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw FormatError.io(operation: "stat", path: path, errno: errno) }
         let fileSize = Int64(st.st_size)
@@ -81,8 +88,8 @@ struct ZipCentralDirectory {
             directoryOffset = record.u64(48)
             directoryEnd = recordOffset
         }
-        guard count <= UInt64(maxEntries), directorySize <= UInt64(maxDirectoryBytes) else {
-            throw bad("central directory too large for a corpus bundle")
+        guard count <= UInt64(limits.entries), directorySize <= UInt64(limits.directoryBytes) else {
+            throw bad("central directory too large (\(count) entries, \(directorySize) bytes; at most \(limits.entries), \(limits.directoryBytes))")
         }
         guard directoryOffset <= directoryEnd, directoryEnd - directoryOffset == directorySize else {
             throw bad("central directory does not end where the end record begins")
