@@ -13,7 +13,7 @@ import Glibc
 /// It records every request with its headers (to assert whether `Authorization` went) and asks
 /// a `behavior` closure how to answer each one.
 public final class MisbehavingServer: @unchecked Sendable {
-    // @unchecked: mutable state (`log`, `behavior`, `stopped`) is guarded by `lock`.
+    // @unchecked: mutable state (`log`, `behavior`, `accepted`) is guarded by `lock`; `listener` is set once, in init.
 
     public struct Request: Sendable {
         /// 0 for the first request this server received.
@@ -58,17 +58,15 @@ public final class MisbehavingServer: @unchecked Sendable {
     }
 
     public let root: String
-    public let port: UInt16
+    public var port: UInt16 { listener.port }
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private let listenFD: Int32
+    private var listener: LoopbackListener!
     private let keepAlive: Bool
     private var accepted = 0
     private let lock = NSLock()
     private var log: [Request] = []
     private var behavior: @Sendable (Request) -> Behavior
-    private var stopped = false
-    private let acceptDone = DispatchSemaphore(value: 0)
     private let connections = DispatchGroup()
 
     public static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
@@ -77,25 +75,10 @@ public final class MisbehavingServer: @unchecked Sendable {
         self.root = root
         self.keepAlive = keepAlive
         self.behavior = behavior
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        listener = try LoopbackListener { [weak self] client in
+            guard let self else { _ = close(client); return }
+            serve(client)
         }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        listenFD = fd
-        port = UInt16(bigEndian: addr.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
     }
 
     deinit { stop() }
@@ -114,36 +97,23 @@ public final class MisbehavingServer: @unchecked Sendable {
 
     /// Stops accepting, wakes stalled connections, and waits for every connection thread.
     public func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
-        acceptDone.wait()
-        close(listenFD)
+        guard listener.stop() else { return }
         connections.wait()
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { listener.isStopped }
 
-    private func acceptLoop() {
-        defer { acceptDone.signal() }
-        while !isStopped {
-            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            let client = accept(listenFD, nil, nil)
-            guard client >= 0 else { continue }
-            lock.withLock { accepted += 1 }
-            connections.enter()
-            let thread = Thread { [self] in
-                defer {
-                    close(client)
-                    connections.leave()
-                }
-                handle(client)
+    /// One accepted connection, answered on a thread of its own.
+    private func serve(_ client: Int32) {
+        lock.withLock { accepted += 1 }
+        connections.enter()
+        Thread { [self] in
+            defer {
+                close(client)
+                connections.leave()
             }
-            thread.start()
-        }
+            handle(client)
+        }.start()
     }
 
     // MARK: - One connection
