@@ -202,6 +202,16 @@ public enum TreeLayout {
     public static func rootKeyPath(version: Int) -> String { "keys/root-\(version).json" }
     public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
     public static let signatureSuffix = ".minisig"
+
+    /// The `Content-Type` a file of a tree is served with, by its name: the same from `corpusd
+    /// serve` and from an object store the tree was uploaded to.
+    public static func contentType(of name: String) -> String {
+        if name.hasSuffix(".json") { return "application/json" }
+        if name.hasSuffix(".zip") { return "application/zip" }
+        if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
+        if name.hasSuffix(".minisig") || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
+        return "application/octet-stream"
+    }
 }
 
 /// Relative paths that stay inside a tree: no empty, `.` or `..` segments, no absolute paths,

@@ -22,13 +22,7 @@ enum FilePolicy {
         }
     }
 
-    static func contentType(_ name: String) -> String {
-        if name.hasSuffix(".json") { return "application/json" }
-        if name.hasSuffix(".zip") { return "application/zip" }
-        if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
-        if name.hasSuffix(".minisig") || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
-        return "application/octet-stream"
-    }
+    static func contentType(_ name: String) -> String { TreeLayout.contentType(of: name) }
 
     /// A strong ETag: a bundle's content hash (its file name says it), else size, mtime and inode,
     /// which change whenever a file is rewritten or replaced by rename.
