@@ -58,10 +58,15 @@ public struct Manifest: Codable, Hashable, Sendable {
     public var content: SHA256Digest
     /// Every member other than the manifest and its signature.
     public var members: [String: MemberInfo]
+    /// The digest of every row of the pack (`PackDigest`, docs/format.md "Rows digest"): what a
+    /// client that built its pack from a delta checks it against. JSON `rows_digest`; absent from
+    /// manifests written before deltas existed.
+    public var rowsDigest: SHA256Digest?
 
     enum CodingKeys: String, CodingKey {
         case format, id, version, title, description, language, license, embedder, documents, passages, members
         case content = "content_digest"
+        case rowsDigest = "rows_digest"
     }
 
     public init(id: String, version: CorpusVersion, title: String, description: String = "", language: String = "en",

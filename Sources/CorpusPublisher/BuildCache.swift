@@ -16,6 +16,15 @@ struct BuildCache: Codable {
         var inputs: String
         var bundle: BundleRef
         var manifest: Manifest
+        /// The deltas listed for this bundle (absent in caches written before deltas existed).
+        var deltas: [CachedDelta]?
+    }
+
+    /// A delta in the tree, with the bundles it joins: reused while both are the same.
+    struct CachedDelta: Codable, Equatable {
+        var ref: DeltaRef
+        var base: SHA256Digest
+        var target: SHA256Digest
     }
 
     var format = 1

@@ -69,8 +69,10 @@ public enum CorpusBuilder {
     /// Source folders larger than this build their pack in a scratch file instead of memory.
     static let inMemoryPackLimit: Int64 = 1 << 30
 
+    /// - Parameter layout: the rows of the version published before this one (`RowLayout`), which
+    ///   this one keeps; nil numbers rows and documents in build order.
     public static func build(_ options: BuildOptions, key: SecretKey, output: String,
-                             embedder: any Embedder = HashingEmbedder(),
+                             embedder: any Embedder = HashingEmbedder(), layout: RowLayout? = nil,
                              progress: (BuildProgress) -> Void = { _ in }) throws -> BuildSummary {
         try Identifier.validate(options.id, what: "corpus id")
         let folder = try SourceFolder(options.source)
@@ -81,7 +83,10 @@ public enum CorpusBuilder {
         let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
 
         let sourceBytes = listing.files.reduce(Int64(0)) { $0 + $1.size }
-        let large = sourceBytes > inMemoryPackLimit
+        // Rows laid out after a previous version are known only once every passage is: the
+        // pack is then fed after ingest, in row order (FTS5 indexes ascending rowids fastest).
+        let large = layout == nil && sourceBytes > inMemoryPackLimit
+        var held = PackFeed.Rows()
         let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
         var documents = 0
@@ -102,6 +107,11 @@ public enum CorpusBuilder {
                     rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
                 }
                 pids += rows.passages.map(\.pid)
+                if layout != nil {
+                    held.documents += rows.documents
+                    held.passages += rows.passages
+                    return
+                }
                 if large {
                     try embed(rows.passages[...], with: embedder, into: vectors)
                 } else {
@@ -119,6 +129,15 @@ public enum CorpusBuilder {
             throw PublisherError.noPassages(source: options.source, skipped: skipped.count)
         }
         progress(.split(passages: pids.count))
+        if let layout {
+            do {
+                unembedded = try feedInLayout(held, layout: layout, feed: feed)
+                pids = unembedded.map(\.pid)
+            } catch {
+                feed.cancel()
+                throw error
+            }
+        }
         feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
                    dimension: embedder.dimension, documents: documents)
         do {
@@ -134,13 +153,15 @@ public enum CorpusBuilder {
         try feed.wait()
         progress(.packed)
 
-        let manifest = Manifest(
+        var manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
             documents: documents, passages: pids.count,
             content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
+        // Signed with the manifest: what a client that patches its pack with a delta checks it against.
+        manifest.rowsDigest = try PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
@@ -161,6 +182,30 @@ public enum CorpusBuilder {
         for b in batches.indices {
             for row in try results.take(b)!.get() { try vectors.append(quantized: row.values, scale: row.scale) }
         }
+    }
+
+    /// Numbers `rows` as `layout` says, queues them for the pack in row order, and returns the
+    /// passages in row order (the order of `vectors.bin`).
+    static func feedInLayout(_ rows: PackFeed.Rows, layout: RowLayout, feed: PackFeed) throws -> [Passage] {
+        let (documentIDs, passageRows) = layout.assign(paths: rows.documents.map(\.path), pids: rows.passages.map(\.pid))
+        var documents = PackFeed.Rows()
+        documents.documents = rows.documents.enumerated().map { (documentIDs[$0.offset], $0.element.path, $0.element.title) }
+            .sorted { $0.id < $1.id }
+        try feed.put(documents)
+        var ordered = [Passage?](repeating: nil, count: rows.passages.count)
+        for (i, p) in rows.passages.enumerated() {
+            var placed = p
+            // `document` is the build's 0-based index; the pack takes `document + 1` as the id.
+            placed.document = documentIDs[p.document] - 1
+            ordered[passageRows[i]] = placed
+        }
+        let passages = ordered.map { $0! }
+        for start in stride(from: 0, to: passages.count, by: 8_192) {
+            var chunk = PackFeed.Rows()
+            chunk.passages = Array(passages[start..<min(start + 8_192, passages.count)])
+            try feed.put(chunk)
+        }
+        return passages
     }
 
     static func makeWorkDirectory(in dir: String, for name: String) throws -> String {

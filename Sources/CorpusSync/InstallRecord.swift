@@ -15,9 +15,25 @@ public struct InstallRecord: Codable, Sendable, Equatable {
     /// Size and modification time of each file of the version folder as installed (verified), so
     /// `install` and `sync` can notice a damaged install cheaply; nil in records of older clients.
     public var files: [String: FileStamp]?
+    /// For a version built from the previous one with a delta: the delta's SHA-256, and the SHA-256
+    /// of the pack this client wrote (it is not the bundle's pack byte for byte; its rows are
+    /// checked against the signed manifest's digests). Nil for versions installed from a bundle.
+    public var patched: Patched?
+
+    public struct Patched: Codable, Sendable, Equatable {
+        public var delta: String
+        public var packSHA256: String
+        public var packSize: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case delta
+            case packSHA256 = "pack_sha256"
+            case packSize = "pack_size"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case remote, id, version, bundled, installed, files
+        case remote, id, version, bundled, installed, files, patched
         case bundleSHA256 = "bundle_sha256"
         case bundleSize = "bundle_size"
     }

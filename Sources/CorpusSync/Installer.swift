@@ -122,7 +122,7 @@ public struct Installer: Sendable {
 
     /// Renames the staged folder to `versions/<version>`; a leftover folder of that version that
     /// did not verify is moved aside whole first.
-    private func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
+    func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
         let versions = home.versionsDirectory(remote: remote, id: id)
         try io { try FileIO.createDirectory(versions) }
         try discardTree(versionDir)
