@@ -141,9 +141,10 @@ public enum CorpusBuilder {
         feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
                    dimension: embedder.dimension, documents: documents)
         do {
+            let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
             let step = embeddingBatch * 4 * Workers.besidePack
             for start in stride(from: 0, to: unembedded.count, by: step) {
-                try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors)
+                try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors, reusing: reusable)
             }
             try vectors.finish()
         } catch {
@@ -170,17 +171,31 @@ public enum CorpusBuilder {
 
     /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors
     /// there too, and appends them to `vectors` in passage order.
-    static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter) throws {
-        let base = passages.startIndex
-        let batches = stride(from: base, to: passages.endIndex, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.endIndex) }
+    /// Passages `reusing` has a vector for (kept from the previous version) are not embedded again.
+    static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter,
+                      reusing: ReusableVectors? = nil) throws {
+        var reused: [Int: (values: [Int8], scale: Float)] = [:]
+        var pending: [Int] = []
+        for i in passages.indices {
+            if let v = reusing?.vector(of: passages[i].pid) { reused[i] = v } else { pending.append(i) }
+        }
+        let batches = stride(from: 0, to: pending.count, by: embeddingBatch).map { pending[$0..<min($0 + embeddingBatch, pending.count)] }
         let results = Workers.Slots<Result<[(values: [Int8], scale: Float)], Error>>(count: batches.count)
         Workers.forEach(batches.count, width: Workers.besidePack) { b in
             // What is embedded is what is searched: the section path and the text.
             let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
             results.set(b, Result { try embedder.embed(texts).map(Int8Quantizer.quantize) })
         }
-        for b in batches.indices {
-            for row in try results.take(b)!.get() { try vectors.append(quantized: row.values, scale: row.scale) }
+        var computed: [(values: [Int8], scale: Float)] = []
+        for b in batches.indices { computed += try results.take(b)!.get() }
+        var next = 0
+        for i in passages.indices {
+            if let v = reused[i] {
+                try vectors.append(quantized: v.values, scale: v.scale)
+            } else {
+                try vectors.append(quantized: computed[next].values, scale: computed[next].scale)
+                next += 1
+            }
         }
     }
 

@@ -15,10 +15,26 @@ public struct RowLayout: Sendable, Equatable {
     public var rows: [String: Int]
     /// Document path → `documents.id`.
     public var documents: [String: Int]
+    /// The previous version's vector file and the embedder that made it: a passage that stays has
+    /// the same section and text, so with the same embedder its vector is copied, not computed.
+    public var vectors: Vectors?
 
-    public init(rows: [String: Int], documents: [String: Int]) {
+    public struct Vectors: Sendable, Equatable {
+        public var path: String
+        public var embedderID: String
+        public var modelDigest: SHA256Digest?
+
+        public init(path: String, embedderID: String, modelDigest: SHA256Digest?) {
+            self.path = path
+            self.embedderID = embedderID
+            self.modelDigest = modelDigest
+        }
+    }
+
+    public init(rows: [String: Int], documents: [String: Int], vectors: Vectors? = nil) {
         self.rows = rows
         self.documents = documents
+        self.vectors = vectors
     }
 
     /// The layout of the pack at `path`.
@@ -59,3 +75,30 @@ public struct RowLayout: Sendable, Equatable {
         return out
     }
 }
+
+/// The int8 vectors of a previous version's passages, by passage id, when they were made by the
+/// embedder a build uses now (same id and model digest); a build copies them instead of embedding.
+final class ReusableVectors {
+    private let file: MappedFile
+    private let header: VectorFileHeader
+    private let rows: [String: Int]
+
+    /// Nil when the layout carries no vectors, or they are of another embedder or encoding.
+    init?(layout: RowLayout, embedder: any Embedder) throws {
+        guard let v = layout.vectors, v.embedderID == embedder.id, v.modelDigest == embedder.modelDigest else { return nil }
+        do { file = try MappedFile(path: v.path) } catch { throw FormatError(error) }
+        header = try VectorFileHeader.decode(file.bytes, fileSize: file.size)
+        guard header.encoding == .int8, header.dimension == embedder.dimension else { return nil }
+        rows = layout.rows
+    }
+
+    func vector(of pid: String) -> (values: [Int8], scale: Float)? {
+        guard let r = rows[pid], r < header.rows else { return nil }
+        let start = header.matrixOffset + r * header.rowBytes
+        let values = file.bytes[start..<start + header.rowBytes].map { Int8(bitPattern: $0) }
+        let scale = Float(bitPattern: UInt32(littleEndian: file.bytes.loadUnaligned(fromByteOffset: header.scalesOffset + r * 4, as: UInt32.self)))
+        return (values, scale)
+    }
+}
+
+@available(*, unavailable) extension ReusableVectors: Sendable {}

@@ -177,7 +177,9 @@ public enum TreePublisher {
         if e.source != nil {
             let options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
-            let layout = try previousLayout(cache.corpora[e.id], tree: tree, staging: staging, trustedKeys: trustedKeys)
+            let previous = "\(staging)/previous-\(e.id)"
+            defer { FileIO.remove(previous) }
+            let layout = try previousLayout(cache.corpora[e.id], tree: tree, into: previous, trustedKeys: trustedKeys)
             let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder, layout: layout)
             manifest = summary.manifest
             warnings = summary.warnings
@@ -226,14 +228,15 @@ public enum TreePublisher {
         return entry
     }
 
-    /// The rows of the version of the corpus the tree published last (its bundle, if still intact),
-    /// which the next build keeps (`RowLayout`); nil for a corpus new to the tree.
-    static func previousLayout(_ cached: BuildCache.Entry?, tree: String, staging: String, trustedKeys: [PublicKey]) throws -> RowLayout? {
+    /// The rows of the version of the corpus the tree published last (its bundle, if still intact,
+    /// extracted into `folder`, which the caller removes after the build), which the next build
+    /// keeps with its vectors (`RowLayout`); nil for a corpus new to the tree.
+    static func previousLayout(_ cached: BuildCache.Entry?, tree: String, into folder: String, trustedKeys: [PublicKey]) throws -> RowLayout? {
         guard let cached, bundleIntact(cached.bundle, tree: tree) else { return nil }
-        let folder = "\(staging)/previous-\(cached.manifest.id)"
-        defer { FileIO.remove(folder) }
-        try BundleReader(path: "\(tree)/\(cached.bundle.path)").extract(to: folder, trustedKeys: trustedKeys)
-        return try RowLayout.read(packAt: "\(folder)/\(BundleLayout.pack)")
+        let manifest = try BundleReader(path: "\(tree)/\(cached.bundle.path)").extract(to: folder, trustedKeys: trustedKeys)
+        var layout = try RowLayout.read(packAt: "\(folder)/\(BundleLayout.pack)")
+        layout.vectors = .init(path: "\(folder)/\(BundleLayout.vectors)", embedderID: manifest.embedder.id, modelDigest: manifest.embedder.modelDigest)
+        return layout
     }
 
     /// Writes the signed catalog, `index.html`, then the pointer, each atomically.

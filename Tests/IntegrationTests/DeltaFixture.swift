@@ -22,12 +22,38 @@ final class DeltaFixture: @unchecked Sendable {
         return docs
     }
 
-    init(serve: Bool = true, count: Int = 8, paragraphs: Int = 4) throws {
-        tree = try PublishedCorpusTree(corpora: [.init(id: "tides", documents: Self.documents(version: 1, count: count, paragraphs: paragraphs))])
+    /// `documents(version)` gives each version's files; `embedder` and `models` as `PublishedCorpusTree` takes them.
+    init(documents: (Int) -> [String: String] = { DeltaFixture.documents(version: $0) }, embedder: String? = nil,
+         models: [String: String] = [:]) throws {
+        tree = try PublishedCorpusTree(models: models, corpora: [.init(id: "tides", documents: documents(1), embedder: embedder)])
         server = try tree.serve(entitlements: false)
         try client.addRemote(server.url, trust: tree.rootPub)
         try KillFixture.expectSuccess(try client.run(["install", "tides"]), "install tides 1")
-        try tree.publish([.init(id: "tides", version: "2", documents: Self.documents(version: 2, count: count, paragraphs: paragraphs))])
+        try tree.publish([.init(id: "tides", version: "2", documents: documents(2), embedder: embedder)])
+    }
+
+    /// `count` Markdown files of `sections` short sections each (one passage per section, about
+    /// eight words), for corpora of thousands of passages that embed quickly; version 2 rewrites
+    /// every section of one file in ten, drops one file and adds one.
+    static func sectioned(version: Int, count: Int, sections: Int) -> [String: String] {
+        let words = ["anchor", "bearing", "chart", "compass", "current", "depth", "estuary", "fathom", "gale", "headland", "inlet", "jetty",
+                     "keel", "lee", "mooring", "offing", "pilot", "quay", "reef", "shoal", "sounding", "swell", "tide", "wake"]
+        var out: [String: String] = [:]
+        for d in 0..<count where !(version >= 2 && d == count - 1) {
+            let rewritten = version >= 2 && d % 10 == 3
+            var text = "# Chart \(d)\n\n"
+            for s in 0..<sections {
+                var state = UInt64(d * 1000 + s + (rewritten ? 500_000 : 0)) &* 6364136223846793005 &+ 1442695040888963407
+                let picked = (0..<8).map { _ -> String in
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    return words[Int(state >> 33) % words.count]
+                }
+                text += "## Leg \(s)\n\n\(picked.joined(separator: " ")) tidewater \(rewritten ? "flooding" : "ebbing") \(d).\n\n"
+            }
+            out[String(format: "charts/chart-%03d.md", d)] = text
+        }
+        if version >= 2 { out["charts/added.md"] = "# Added chart\n\n## Leg 0\n\nA new chart of tidewater flooding the quay.\n" }
+        return out
     }
 
     deinit { server.stop() }
