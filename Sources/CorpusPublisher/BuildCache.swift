@@ -54,6 +54,8 @@ struct BuildCache: Codable {
         }
         for f in [builderVersion, entry.id, entry.version.description, entry.title ?? "", entry.description ?? "",
                   entry.language ?? "", entry.license ?? "", embedderID, keyID.description] { field(f) }
+        // Only a non-default index changes the inputs, so caches written before it still match.
+        if let index = entry.index, index != "bundle" { field("index:\(index)") }
         let folder = try SourceFolder(sourceFolder)
         for file in try folder.list().files {
             field(file.path)

@@ -11,6 +11,9 @@ public struct BuildOptions: Sendable {
     public var description: String
     public var language: String
     public var license: String
+    /// True: the pack ships without its FTS5 index, which clients build at install
+    /// (`Manifest.index`); the smaller download.
+    public var indexAtInstall = false
 
     public init(source: String, id: String, version: CorpusVersion, title: String, description: String = "",
                 language: String = "en", license: String = "") {
@@ -87,7 +90,7 @@ public enum CorpusBuilder {
         // pack is then fed after ingest, in row order (FTS5 indexes ascending rowids fastest).
         let large = layout == nil && sourceBytes > inMemoryPackLimit
         var held = PackFeed.Rows()
-        let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
+        let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil, indexed: !options.indexAtInstall)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
         var documents = 0
         var pids: [String] = []
@@ -161,6 +164,7 @@ public enum CorpusBuilder {
                                    modelDigest: embedder.modelDigest),
             documents: documents, passages: pids.count,
             content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
+        if options.indexAtInstall { manifest.index = .install }
         // Signed with the manifest: what a client that patches its pack with a delta checks it against.
         manifest.rowsDigest = try PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)

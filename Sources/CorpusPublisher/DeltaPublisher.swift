@@ -73,7 +73,7 @@ struct DeltaPublisher {
             }
             let baseVersion = try DeltaBuilder.Version.extract("\(tree)/\(base.bundle.path)", to: "\(work)/base", trustedKeys: trustedKeys)
             let file = "\(work)/\(manifest.id).delta.zip"
-            try DeltaBuilder.write(from: baseVersion, to: extractedTarget!, key: key, work: work, output: file)
+            _ = try DeltaBuilder.write(from: baseVersion, to: extractedTarget!, key: key, work: work, output: file)
             // What was written is read back as a client reads it before it is published.
             _ = try DeltaReader(path: file).document(trustedKeys: [key.publicKey])
             let ref = DeltaRef(fromVersion: base.version, fromContent: base.content,

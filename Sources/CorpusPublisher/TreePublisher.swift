@@ -175,8 +175,9 @@ public enum TreePublisher {
         let manifest: Manifest
         var warnings: [TextWarning] = []
         if e.source != nil {
-            let options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
+            var options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
+            options.indexAtInstall = e.index == "install"
             let previous = "\(staging)/previous-\(e.id)"
             defer { FileIO.remove(previous) }
             let layout = try previousLayout(cache.corpora[e.id], tree: tree, into: previous, trustedKeys: trustedKeys)

@@ -15,9 +15,10 @@ enum BuildCommand: ServerCommand {
     static let out = Option.value("--out", "FILE.corpus.zip", "the .corpus.zip to write")
     static let embedder = Option.value("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
     static let model = Option.value("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
+    static let index = Option.value("--index", "WHERE", "bundle (the default: the pack holds its full-text index) or install (a smaller download; clients build the index)")
     static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files",
                                   positionals: .exactly("SOURCE_DIR"),
-                                  options: [id, version, title, description, language, license, embedder, model, key, out],
+                                  options: [id, version, title, description, language, license, embedder, model, index, key, out],
                                   required: [id, version, key, out])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
@@ -27,9 +28,14 @@ enum BuildCommand: ServerCommand {
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         // The model is loaded and checked before anything is written: a wrong folder stops here.
         let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
-        let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
+        var options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
                                    description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
                                    license: cmd.value(Self.license) ?? "")
+        switch cmd.value(Self.index) {
+        case nil, "bundle": break
+        case "install": options.indexAtInstall = true
+        case let other?: throw UsageError.invalidValue(option: Self.index.name, value: other, expected: "bundle or install")
+        }
         let summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder) { step in
             if console.json {
                 console.emitLine(BuildEventLine(step))

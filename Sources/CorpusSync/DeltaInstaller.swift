@@ -1,6 +1,7 @@
 import CorpusEngine
 import CorpusFormat
 import Foundation
+import Synchronization
 
 /// Installs the next version of a corpus from a verified delta download and the installed
 /// version (docs/client.md "Updates by delta"), with the same guarantees as a full install:
@@ -12,11 +13,11 @@ import Foundation
 ///    carries must be signed by the root key and be the one the catalog promised.
 /// 2. The installed pack is copied into staging, hashed as it is copied (it must still be the pack
 ///    that was installed), and patched in one SQLite transaction (`PackPatcher`).
-/// 3. The new vector file is written from the installed one and the delta's vectors
-///    (`VectorFilePatch`); its SHA-256 and size must be the signed manifest's.
+/// 3. Meanwhile, on the other core, the new vector file is written from the installed one and the
+///    delta's vectors (`VectorFilePatch`); its SHA-256 and size must be the signed manifest's.
 /// 4. The patched pack's rows digest and content digest must be the signed manifest's
-///    (`PackDigest`), then it passes the pack check every install runs.
-/// 5. `install.json` records the delta and the pack's own hash (`InstallRecord.patched`), so
+///    (`PackDigest`), and it must open as searches open it.
+/// 5. `install.json` records the delta and the pack's own hash (`InstallRecord.localPack`), so
 ///    `corpus verify` can check the file byte for byte as well as against the manifest.
 struct DeltaInstaller: Sendable {
     let installer: Installer
@@ -30,7 +31,7 @@ struct DeltaInstaller: Sendable {
 
         /// The SHA-256 the installed pack file must have: the bundle's, or this client's own for a
         /// pack it patched earlier.
-        var packSHA256: String { record.patched?.packSHA256 ?? manifest.members[BundleLayout.pack]!.sha256.hex }
+        var packSHA256: String { record.localPack?.packSHA256 ?? manifest.members[BundleLayout.pack]!.sha256.hex }
     }
 
     /// Builds and swaps in the version `expected` names from the delta at `deltaPath`.
@@ -53,14 +54,31 @@ struct DeltaInstaller: Sendable {
         defer { if !staged { FileIO.remove(staging) } }
         let pack = "\(staging)/\(BundleLayout.pack)", vectors = "\(staging)/\(BundleLayout.vectors)"
 
-        try Self.copy("\(base.directory)/\(BundleLayout.pack)", to: pack, expecting: base.packSHA256)
-        LifecycleStep.reached("delta-copied")
         let changes = try io { try DeltaChanges.decode(try reader.changes(of: document), passages: manifest.passages) }
-        try PackPatcher.apply(changes, toPackAt: pack, manifest: manifest)
-        LifecycleStep.reached("delta-applied")
-        try writeVectors(reader, document, changes, base: base, manifest: manifest, staging: staging, to: vectors)
+        let added = "\(staging)/.delta-vectors.bin"
+        defer { FileIO.remove(added) }
+        try io { try reader.extractVectors(of: document, to: added) }
+        // The pack and the vector file are independent: each is built on a core of its own, then
+        // the pack's rows digest and its file hash are computed side by side too.
+        let baseDirectory = base.directory, basePack = base.packSHA256
+        try Self.inParallel({
+            try Self.copy("\(baseDirectory)/\(BundleLayout.pack)", to: pack, expecting: basePack)
+            LifecycleStep.reached("delta-copied")
+            try PackPatcher.apply(changes, toPackAt: pack, manifest: manifest)
+            LifecycleStep.reached("delta-applied")
+        }, {
+            try Self.writeVectors(changes, base: "\(baseDirectory)/\(BundleLayout.vectors)", added: added, manifest: manifest, to: vectors)
+        })
         LifecycleStep.reached("delta-vectors-written")
-        let digests = try PackDigest.compute(packAt: pack, embedderID: manifest.embedder.id)
+        let results = Mutex<(digests: PackDigest.Digests?, file: (SHA256Digest, Int64)?)>((nil, nil))
+        try Self.inParallel({
+            let d = try PackDigest.compute(packAt: pack, embedderID: manifest.embedder.id)
+            results.withLock { $0.digests = d }
+        }, {
+            let f = try io { try SHA256.digest(fileAt: pack) }
+            results.withLock { $0.file = f }
+        })
+        let (digests, packFile) = results.withLock { ($0.digests!, $0.file!) }
         guard digests.content == manifest.content else {
             throw DeltaError.resultMismatch(what: "content digest", expected: manifest.content.hex, actual: digests.content.hex)
         }
@@ -71,13 +89,18 @@ struct DeltaInstaller: Sendable {
 
         try io { try FileIO.writeAtomically(manifestBytes, to: "\(staging)/\(BundleLayout.manifest)") }
         try io { try FileIO.writeAtomically(Data(signature.fileText.utf8), to: "\(staging)/\(BundleLayout.signature)") }
+        // Opened as searches open it (schema, meta and counts against the manifest, vectors). Its
+        // pages are not read again with quick_check: they are the installed pack's, checked when it
+        // was installed and hashed while copied, as changed by SQLite itself, and every row was
+        // just read for the rows digest.
         do {
-            try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
+            _ = try InstalledCorpus(folder: staging, remote: remote)
         } catch let e as EngineError {
             throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
         }
         LifecycleStep.reached("pack-checked")
-        try writeRecord(staging: staging, manifest: manifest, remote: remote, bundled: bundled, bundle: bundle, delta: deltaDigest)
+        try writeRecord(staging: staging, manifest: manifest, remote: remote, bundled: bundled, bundle: bundle, delta: deltaDigest,
+                        pack: packFile)
         LifecycleStep.reached("install-record-written")
 
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
@@ -116,19 +139,13 @@ struct DeltaInstaller: Sendable {
         }
         let actual = Hex.encode(digest.finalize())
         guard actual == sha256 else { throw SyncError.hashMismatch(file: source, expected: sha256, actual: actual) }
-        guard fsync(fd) == 0 else { throw SyncError.io(operation: "fsync", path: destination, errno: errno) }
+        // No fsync here: SQLite's commit of the patch syncs the file, these pages included.
     }
 
-    private func writeVectors(_ reader: DeltaReader, _ document: DeltaDocument, _ changes: DeltaChanges, base: Base, manifest: Manifest,
-                              staging: String, to output: String) throws {
-        let added = "\(staging)/.delta-vectors.bin"
-        defer { FileIO.remove(added) }
-        try io { try reader.extractVectors(of: document, to: added) }
+    /// The new vector file from the installed one and the delta's; it must be the signed one.
+    static func writeVectors(_ changes: DeltaChanges, base: String, added: String, manifest: Manifest, to output: String) throws {
         let listed = changes.rows.map { ($0.row, $0.from.map(VectorFilePatch.Source.base) ?? .delta) }
-        let (sha, size) = try io {
-            try VectorFilePatch.write(rows: manifest.passages, listed: listed, base: "\(base.directory)/\(BundleLayout.vectors)",
-                                      added: added, to: output)
-        }
+        let (sha, size) = try io { try VectorFilePatch.write(rows: manifest.passages, listed: listed, base: base, added: added, to: output) }
         let signed = manifest.members[BundleLayout.vectors]!
         guard size == signed.size, sha == signed.sha256 else {
             throw DeltaError.resultMismatch(what: "vectors.bin", expected: "\(signed.sha256.prefix(16))… (\(signed.size) bytes)",
@@ -136,13 +153,21 @@ struct DeltaInstaller: Sendable {
         }
     }
 
+    /// Runs both on two threads and waits for both; throws the first one's error, else the second's.
+    static func inParallel(_ first: @escaping @Sendable () throws -> Void, _ second: @escaping @Sendable () throws -> Void) throws {
+        let errors = Mutex<[Int: any Error]>([:])
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            do { try (i == 0 ? first : second)() } catch { errors.withLock { $0[i] = error } }
+        }
+        if let e = errors.withLock({ $0[0] ?? $0[1] }) { throw e }
+    }
+
     private func writeRecord(staging: String, manifest: Manifest, remote: String, bundled: Bool, bundle: BundleRef,
-                             delta: SHA256Digest) throws {
-        let pack = "\(staging)/\(BundleLayout.pack)"
-        let (packDigest, packSize) = try io { try SHA256.digest(fileAt: pack) }
+                             delta: SHA256Digest, pack: (digest: SHA256Digest, size: Int64)) throws {
+        let (packDigest, packSize) = pack
         var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
                                    bundleSHA256: bundle.digest.hex, bundleSize: bundle.size, installed: Date())
-        record.patched = .init(delta: delta.hex, packSHA256: packDigest.hex, packSize: packSize)
+        record.localPack = .init(delta: delta.hex, packSHA256: packDigest.hex, packSize: packSize)
         record.files = FileStamp.folder(staging)
         try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
     }

@@ -87,12 +87,12 @@ struct InstalledVerification: Sendable {
         }
         try io { try key.verify(signature, message: bytes) }
         let manifest = try io { try Manifest.decode(bytes) }
-        let patched = try InstallRecord.load(versionDirectory: directory)?.patched
+        let local = try InstallRecord.load(versionDirectory: directory)?.localPack
         for (name, info) in manifest.members.sorted(by: { $0.key < $1.key }) {
-            // A pack built from a delta is this client's file: checked against its own hash, then
-            // its rows against the signed manifest (PatchedPackCheck.swift).
-            if name == BundleLayout.pack, let patched {
-                try verifyPatchedPack(directory: directory, patched: patched, manifest: manifest)
+            // A pack this client wrote (from a delta, or indexed at install) is checked against its
+            // own hash, then its rows against the signed manifest (LocalPackCheck.swift).
+            if name == BundleLayout.pack, let local {
+                try verifyLocalPack(directory: directory, local: local, manifest: manifest)
                 continue
             }
             let (actual, size) = try io { try SHA256.digest(fileAt: "\(directory)/\(name)") }

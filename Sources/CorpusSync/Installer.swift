@@ -102,6 +102,7 @@ public struct Installer: Sendable {
             }
         } catch let e as FormatError { throw SyncError.from(e) }
         LifecycleStep.reached("extracted")
+        let localPack = try LocalPackIndex.buildIfNeeded(folder: staging, manifest: manifest, remote: remote)
         do {
             try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
         } catch let e as EngineError {
@@ -113,6 +114,7 @@ public struct Installer: Sendable {
         var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
                                    bundleSHA256: sha, bundleSize: size, installed: Date())
         // Verified just now: later runs compare against these to notice damage without hashing.
+        record.localPack = localPack
         record.files = FileStamp.folder(staging)
         try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
         LifecycleStep.reached("install-record-written")
