@@ -17,9 +17,12 @@ public final class PublishedCorpusTree: @unchecked Sendable {
         public var documents: [String: String]
         /// The embedder to build with (`catalog.json`'s `embedder`); nil for the default.
         public var embedder: String?
+        /// `catalog.json`'s `index` (`install`: the pack ships without its full-text index); nil for the default.
+        public var index: String?
 
         public init(id: String, version: String = "1", access: String = "free", tier: String? = nil, bundled: Bool = false,
-                    documents: [String: String], embedder: String? = nil) {
+                    documents: [String: String], embedder: String? = nil, index: String? = nil) {
+            self.index = index
             self.id = id
             self.version = version
             self.access = access
@@ -71,6 +74,7 @@ public final class PublishedCorpusTree: @unchecked Sendable {
                                     "source": source, "access": c.access, "bundled": c.bundled, "license": "CC0-1.0"]
             if let tier = c.tier { e["tier"] = tier }
             if let embedder = c.embedder { e["embedder"] = embedder }
+            if let index = c.index { e["index"] = index }
             entries.append(e)
         }
         var catalog: [String: Any] = ["id": catalogID, "title": "Test catalog", "corpora": entries]

@@ -24,12 +24,12 @@ final class DeltaFixture: @unchecked Sendable {
 
     /// `documents(version)` gives each version's files; `embedder` and `models` as `PublishedCorpusTree` takes them.
     init(documents: (Int) -> [String: String] = { DeltaFixture.documents(version: $0) }, embedder: String? = nil,
-         models: [String: String] = [:]) throws {
-        tree = try PublishedCorpusTree(models: models, corpora: [.init(id: "tides", documents: documents(1), embedder: embedder)])
+         models: [String: String] = [:], index: String? = nil) throws {
+        tree = try PublishedCorpusTree(models: models, corpora: [.init(id: "tides", documents: documents(1), embedder: embedder, index: index)])
         server = try tree.serve(entitlements: false)
         try client.addRemote(server.url, trust: tree.rootPub)
         try KillFixture.expectSuccess(try client.run(["install", "tides"]), "install tides 1")
-        try tree.publish([.init(id: "tides", version: "2", documents: documents(2), embedder: embedder)])
+        try tree.publish([.init(id: "tides", version: "2", documents: documents(2), embedder: embedder, index: index)])
     }
 
     /// `count` Markdown files of `sections` short sections each (one passage per section, about
