@@ -40,6 +40,9 @@ public struct ServerConfiguration: Sendable {
     public var inlineFileLimit: Int = 16 * 1024
     /// How often at most the catalog pointer is checked for a new catalog.
     public var catalogCheckInterval: Duration = .seconds(1)
+    /// Gate-only: content-addressed files are never served but redirected (entitled ones to a
+    /// presigned URL of the private location); nil serves them from the tree.
+    public var storageRedirect: StorageRedirect?
     /// Receives one entry per finished request. Called on server threads; must be thread-safe.
     public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
 
