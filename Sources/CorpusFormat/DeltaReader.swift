@@ -32,14 +32,8 @@ public final class DeltaReader {
         guard SHA256.digest(bytes) == document.to.manifest else {
             throw FormatError.hashMismatch(member: DeltaLayout.manifest, expected: document.to.manifest.hex, actual: SHA256.digest(bytes).hex)
         }
-        guard !signatureBytes.isEmpty else { throw FormatError.signatureMissing(file: DeltaLayout.manifestSignature) }
-        guard let text = String(data: signatureBytes, encoding: .utf8), let signature = try? Signature(text: text) else {
-            throw FormatError.signatureInvalid(what: "\(DeltaLayout.manifest) (its signature is not a minisign signature)")
-        }
-        guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }) else {
-            throw FormatError.untrustedKey(keyID: signature.keyID.description)
-        }
-        try key.verify(signature, message: bytes)
+        let signature = try VettedArchive.verifySignature(signatureBytes, of: bytes, name: DeltaLayout.manifest,
+                                                          signatureName: DeltaLayout.manifestSignature, trustedKeys: trustedKeys)
         let manifest = try Manifest.decode(bytes)
         guard manifest.id == document.id, manifest.version == document.to.version, manifest.content == document.to.content else {
             throw FormatError.malformed(what: "delta document", reason: "it names \(document.id) \(document.to.version), its manifest is \(manifest.id) \(manifest.version)")

@@ -61,8 +61,9 @@ public final class PublishedCorpusTree: @unchecked Sendable {
         try publish(corpora)
     }
 
-    /// Writes the sources and catalog folder for `corpora` and runs `corpusd publish` into `public/`.
-    public func publish(_ corpora: [Corpus]) throws {
+    /// Writes the sources and catalog folder for `corpora` and runs `corpusd publish` into `public/`;
+    /// `deltas` is its `--deltas K` (nil: corpusd's default).
+    public func publish(_ corpora: [Corpus], deltas: Int? = nil) throws {
         publishCount += 1
         var entries: [[String: Any]] = []
         for c in corpora {
@@ -80,7 +81,7 @@ public final class PublishedCorpusTree: @unchecked Sendable {
         var catalog: [String: Any] = ["id": catalogID, "title": "Test catalog", "corpora": entries]
         if !models.isEmpty { catalog["embedders"] = models.sorted { $0.key < $1.key }.map { ["id": $0.key, "source": $0.value] } }
         try work.write("catalog/catalog.json", try JSONSerialization.data(withJSONObject: catalog, options: [.sortedKeys]))
-        try Self.corpusd(["publish", work.url("catalog"), "--out", publicDir, "--key", rootKey, "--quiet"])
+        try Self.corpusd(["publish", work.url("catalog"), "--out", publicDir, "--key", rootKey, "--quiet"] + (deltas.map { ["--deltas", String($0)] } ?? []))
     }
 
     /// A frozen copy of the tree as published so far, to serve an older catalog beside a newer one.
