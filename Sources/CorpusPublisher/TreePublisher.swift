@@ -93,15 +93,8 @@ public enum TreePublisher {
             try history.checkContent(corpus: p.entry.id, version: p.entry.version, content: p.cached.manifest.content)
         }
         if deltaBases > 0 {
-            let deltas = DeltaPublisher(tree: output, staging: staging, key: key, trustedKeys: trustedKeys, bases: deltaBases, now: now)
-            let published = DeltaPublisher.published(tree: output, now: now)
-            for i in prepared.indices {
-                let p = prepared[i]
-                let (staged, cached) = try deltas.deltas(to: p.cached.manifest, bundle: p.cached.bundle, at: p.staged ?? "\(output)/\(p.cached.bundle.path)",
-                                                         published: published[p.entry.id] ?? [], cached: p.cached.deltas ?? [], progress: progress)
-                prepared[i].deltas = staged
-                prepared[i].cached.deltas = cached.isEmpty ? nil : cached
-            }
+            try stageDeltas(&prepared, DeltaPublisher(tree: output, staging: staging, key: key, trustedKeys: trustedKeys, bases: deltaBases, now: now),
+                            progress: progress)
         }
         let artifacts = try stageArtifacts(prepared.map(\.cached.manifest), embedders: embedders,
                                            catalogDirectory: catalogDirectory, key: key, tree: output, staging: staging, progress: progress)
@@ -196,6 +189,18 @@ public enum TreePublisher {
         let ref = try BundleRef(hashing: staged) { TreeLayout.bundlePath(sha256: $0.hex) }
         return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest), staged: staged,
                         reused: false, warnings: warnings)
+    }
+
+    /// The deltas each prepared corpus lists (`DeltaPublisher`), found in `deltas/` or written to staging.
+    static func stageDeltas(_ prepared: inout [Prepared], _ deltas: DeltaPublisher, progress: (PublishProgress) -> Void) throws {
+        let published = DeltaPublisher.published(tree: deltas.tree, now: deltas.now)
+        for i in prepared.indices {
+            let p = prepared[i]
+            let (staged, cached) = try deltas.deltas(to: p.cached.manifest, bundle: p.cached.bundle, at: p.staged ?? "\(deltas.tree)/\(p.cached.bundle.path)",
+                                                     published: published[p.entry.id] ?? [], cached: p.cached.deltas ?? [], progress: progress)
+            prepared[i].deltas = staged
+            prepared[i].cached.deltas = cached.isEmpty ? nil : cached
+        }
     }
 
     /// The model artifacts the prepared corpora were built with, each found in `embedders/` or

@@ -52,8 +52,38 @@ struct DeltaInstaller: Sendable {
         guard mkdir(staging, 0o755) == 0 else { throw SyncError.io(operation: "create directory", path: staging, errno: errno) }
         var staged = false
         defer { if !staged { FileIO.remove(staging) } }
-        let pack = "\(staging)/\(BundleLayout.pack)", vectors = "\(staging)/\(BundleLayout.vectors)"
+        let packFile = try build(reader, document, manifest: manifest, base: base, staging: staging)
+        LifecycleStep.reached("delta-verified")
 
+        try io { try FileIO.writeAtomically(manifestBytes, to: "\(staging)/\(BundleLayout.manifest)") }
+        try io { try FileIO.writeAtomically(Data(signature.fileText.utf8), to: "\(staging)/\(BundleLayout.signature)") }
+        // Opened as searches open it (schema, meta and counts against the manifest, vectors). Its
+        // pages are not read again with quick_check: they are the installed pack's, checked when it
+        // was installed and hashed while copied, as changed by SQLite itself, and every row was
+        // just read for the rows digest.
+        do {
+            _ = try InstalledCorpus(folder: staging, remote: remote)
+        } catch let e as EngineError {
+            throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
+        }
+        LifecycleStep.reached("pack-checked")
+        try writeRecord(staging: staging, manifest: manifest, remote: remote, bundled: bundled, bundle: bundle, delta: deltaDigest,
+                        pack: packFile)
+        LifecycleStep.reached("install-record-written")
+
+        let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
+        try installer.moveIntoPlace(staging, as: versionDir, remote: remote, id: manifest.id)
+        staged = true
+        try installer.pointCurrent(remote: remote, id: manifest.id, version: manifest.version.description)
+        LifecycleStep.reached("current-pointed")
+        return manifest
+    }
+
+    /// Steps 2 to 4 in `staging`: the patched pack and the new vector file, checked against the
+    /// signed manifest. Returns the pack file's SHA-256 and size, for the install record.
+    private func build(_ reader: DeltaReader, _ document: DeltaDocument, manifest: Manifest, base: Base,
+                       staging: String) throws -> (SHA256Digest, Int64) {
+        let pack = "\(staging)/\(BundleLayout.pack)", vectors = "\(staging)/\(BundleLayout.vectors)"
         let changes = try io { try DeltaChanges.decode(try reader.changes(of: document), passages: manifest.passages) }
         let added = "\(staging)/.delta-vectors.bin"
         defer { FileIO.remove(added) }
@@ -85,30 +115,8 @@ struct DeltaInstaller: Sendable {
         guard digests.rows == manifest.rowsDigest else {
             throw DeltaError.resultMismatch(what: "rows digest", expected: manifest.rowsDigest!.hex, actual: digests.rows.hex)
         }
-        LifecycleStep.reached("delta-verified")
 
-        try io { try FileIO.writeAtomically(manifestBytes, to: "\(staging)/\(BundleLayout.manifest)") }
-        try io { try FileIO.writeAtomically(Data(signature.fileText.utf8), to: "\(staging)/\(BundleLayout.signature)") }
-        // Opened as searches open it (schema, meta and counts against the manifest, vectors). Its
-        // pages are not read again with quick_check: they are the installed pack's, checked when it
-        // was installed and hashed while copied, as changed by SQLite itself, and every row was
-        // just read for the rows digest.
-        do {
-            _ = try InstalledCorpus(folder: staging, remote: remote)
-        } catch let e as EngineError {
-            throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
-        }
-        LifecycleStep.reached("pack-checked")
-        try writeRecord(staging: staging, manifest: manifest, remote: remote, bundled: bundled, bundle: bundle, delta: deltaDigest,
-                        pack: packFile)
-        LifecycleStep.reached("install-record-written")
-
-        let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
-        try installer.moveIntoPlace(staging, as: versionDir, remote: remote, id: manifest.id)
-        staged = true
-        try installer.pointCurrent(remote: remote, id: manifest.id, version: manifest.version.description)
-        LifecycleStep.reached("current-pointed")
-        return manifest
+        return packFile
     }
 
     /// The delta must lead from exactly the installed version to exactly the offered one.
