@@ -40,6 +40,23 @@ enum DeltaBuilder {
                                      changes: try changes.canonicalBytes(), vectorsPath: added, key: key, to: output)
     }
 
+    /// The optional tables an import may add (docs/format.md "Optional tables"), which a delta
+    /// does not carry.
+    static let tablesDeltasDoNotCarry = ["document_meta", "passage_meta", "highlights"]
+
+    /// True when the pack holds rows only in the tables a delta carries (documents and passages;
+    /// meta comes from the manifest, the index from the rows).
+    static func carriesOnlyWhatDeltasCarry(packAt path: String) throws -> Bool {
+        let db = try Database(path: path, mode: .readOnly)
+        let tables = try db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('document_meta', 'passage_meta', 'highlights')")
+        var present: [String] = []
+        while try tables.step() { present.append(tables.text(0)) }
+        for table in present where Self.tablesDeltasDoNotCarry.contains(table) {
+            if try db.scalarInt("SELECT count(*) FROM \(table)") ?? 0 > 0 { return false }
+        }
+        return true
+    }
+
     /// The row changes from the pack at `base` to the pack at `target`.
     static func diff(base: String, target: String) throws -> DeltaChanges {
         let db = try Database(path: target, mode: .readOnly)

@@ -72,6 +72,10 @@ struct DeltaPublisher {
                 extractedTarget = try DeltaBuilder.Version.extract(targetPath, to: "\(staging)/delta-\(manifest.id)-target", trustedKeys: trustedKeys)
             }
             let baseVersion = try DeltaBuilder.Version.extract("\(tree)/\(base.bundle.path)", to: "\(work)/base", trustedKeys: trustedKeys)
+            // An import's optional tables (per-document and per-passage metadata, highlights) are
+            // not what a delta carries: such a corpus is always updated with its full bundle.
+            guard try DeltaBuilder.carriesOnlyWhatDeltasCarry(packAt: extractedTarget!.pack),
+                  try DeltaBuilder.carriesOnlyWhatDeltasCarry(packAt: baseVersion.pack) else { continue }
             let file = "\(work)/\(manifest.id).delta.zip"
             _ = try DeltaBuilder.write(from: baseVersion, to: extractedTarget!, key: key, work: work, output: file)
             // What was written is read back as a client reads it before it is published.

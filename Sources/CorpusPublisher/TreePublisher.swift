@@ -16,6 +16,8 @@ public enum PublishProgress: Sendable {
     case delta(id: String, from: String, bytes: Int64, bundleBytes: Int64, published: Bool, reused: Bool)
     /// A catalog field, or a field of a document just built, holds terminal control characters.
     case textWarning(TextWarning)
+    /// What importing a corpus with `from` kept, changed or dropped (one line).
+    case importNote(corpus: String, note: String)
 }
 
 /// What a publish did.
@@ -139,7 +141,7 @@ public enum TreePublisher {
             try history.checkVersion(corpus: e.id, version: e.version)
             let path = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil) else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil && e.sourceIsFolder) else {
                 throw PublisherError.sourceNotFound(path: path)
             }
         }
@@ -157,7 +159,7 @@ public enum TreePublisher {
             progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
         }
         let inputs = e.source != nil
-            ? try BuildCache.inputs(of: e, sourceFolder: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
+            ? try BuildCache.inputs(of: e, source: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
             : BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
         if let hit = cache.corpora[e.id], hit.inputs == inputs, bundleIntact(hit.bundle, tree: tree) {
             progress(.reused(id: e.id))
@@ -167,7 +169,17 @@ public enum TreePublisher {
         let staged = "\(staging)/\(e.id).corpus.zip"
         let manifest: Manifest
         var warnings: [TextWarning] = []
-        if e.source != nil {
+        var sourceBundled: Bool?
+        if let format = e.importFormat {
+            let options = ImportOptions(format: format, source: located, id: e.id, version: e.version, title: e.title,
+                                        description: e.description, language: e.language, license: e.license)
+            let summary = try CorpusBuilder.build(importing: options, key: key, output: staged, embedder: embedder)
+            manifest = summary.manifest
+            warnings = summary.warnings
+            sourceBundled = summary.imported?.bundled
+            for note in summary.imported?.notes ?? [] { progress(.importNote(corpus: e.id, note: note)) }
+            progress(.built(id: e.id, documents: summary.documents, passages: summary.passages, skipped: []))
+        } else if e.source != nil {
             var options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
             options.indexAtInstall = e.index == "install"
@@ -187,8 +199,8 @@ public enum TreePublisher {
         }
         for w in warnings { progress(.textWarning(w)) }
         let ref = try BundleRef(hashing: staged) { TreeLayout.bundlePath(sha256: $0.hex) }
-        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest), staged: staged,
-                        reused: false, warnings: warnings)
+        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest, sourceBundled: sourceBundled),
+                        staged: staged, reused: false, warnings: warnings)
     }
 
     /// The deltas each prepared corpus lists (`DeltaPublisher`), found in `deltas/` or written to staging.
@@ -228,7 +240,7 @@ public enum TreePublisher {
         let e = p.entry, m = p.cached.manifest
         var entry = CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title, description: e.description ?? m.description,
                                  language: e.language ?? m.language, license: e.license ?? m.license, access: e.access, tier: e.tier,
-                                 bundled: e.bundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
+                                 bundled: e.bundled ?? p.cached.sourceBundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
                                  embedder: m.embedder, content: m.content)
         entry.deltas = p.deltas.isEmpty ? nil : p.deltas.map(\.ref)
         return entry

@@ -70,6 +70,8 @@ enum PublishCommand: ServerCommand {
             let share = String(format: "%.3f", Double(bytes) / Double(max(bundleBytes, 1)))
             let what = reused ? "unchanged" : published ? "published" : "not published (not smaller than half the bundle)"
             console.progress("delta \(id) \(from) → new: \(bytes) bytes, \(share) of the bundle, \(what)\n")
+        case let .importNote(corpus, note):
+            console.err(TerminalText.sanitizeLine("note: \(corpus): \(note)"))
         }
     }
 
