@@ -51,7 +51,7 @@ public final class DeltaReader {
     public func extractVectors(of document: DeltaDocument, to path: String) throws {
         var done = false
         defer { if !done { FileIO.remove(path) } }
-        try ZipReader.writeFile(path) { fd, p in
+        try FileIO.writeNew(path) { fd, p in
             try vetted.stream(DeltaLayout.vectors, declared: document.members[DeltaLayout.vectors]!, progress: nil) { chunk in
                 try FileIO.writeAll(fd, chunk, path: p)
             }

@@ -46,7 +46,7 @@ enum IndexPage {
         <td data-label="version">\(escape(e.version.description))</td><td data-label="access">\(escape(access))</td>\
         <td data-label="documents">\(e.documents)</td><td data-label="passages">\(e.passages)</td>\
         <td data-label="size">\(escape(byteCount(e.bundle.size)))</td><td data-label="language">\(escape(e.language))</td>\
-        <td data-label="license">\(escape(e.license))</td><td data-label="SHA-256"><code class="sha256">\(escape(e.bundle.sha256))</code></td></tr>
+        <td data-label="license">\(escape(e.license))</td><td data-label="SHA-256"><code class="sha256">\(escape(e.bundle.digest.hex))</code></td></tr>
 
         """
     }
@@ -55,7 +55,7 @@ enum IndexPage {
     /// each bundle's SHA-256, and each bundle carries its own signed manifest.
     private static func verifySection(catalogFile: String, example: CatalogEntry?) -> String {
         let file = escape(example.map(downloadName) ?? "ID-VERSION.corpus.zip")
-        let hash = escape(example?.bundle.sha256 ?? "SHA256")
+        let hash = escape(example?.bundle.digest.hex ?? "SHA256")
         let catalogFile = escape(catalogFile)
         return """
         <h2 id="verify">Verify a download</h2>

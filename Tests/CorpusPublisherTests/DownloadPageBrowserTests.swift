@@ -70,7 +70,7 @@ import CorpusTestSupport
             let e = f.entry(id)
             let row = rows[id] ?? ""
             #expect(row.contains(#"href="\#(e.bundle.path)" download="\#(id)-\#(e.version.description).corpus.zip""#), "\(row)")
-            #expect(row.contains(#"<code class="sha256">\#(e.bundle.sha256)</code>"#), "\(row)")
+            #expect(row.contains(#"<code class="sha256">\#(e.bundle.digest.hex)</code>"#), "\(row)")
             #expect(!row.contains(" hidden"), "\(row)")
         }
         #expect(dom.contains("2 of 2 shown"))
@@ -81,13 +81,13 @@ import CorpusTestSupport
         #expect(dom.contains("<title>Page &amp; co</title>"))
         // The how-to-verify section names the first bundle by its friendly name and hash.
         let tides = f.entry("tides")
-        #expect(dom.contains(#"echo "\#(tides.bundle.sha256)  tides-1.2.corpus.zip" | sha256sum -c"#))
+        #expect(dom.contains(#"echo "\#(tides.bundle.digest.hex)  tides-1.2.corpus.zip" | sha256sum -c"#))
         #expect(dom.contains("minisign -Vm 1.json -p root.pub") && dom.contains(#"href="catalogs/1.json.minisig""#))
         // And that command passes on the bundle saved under the name the link gives it.
         let saved = f.dir.url("download")
         try FileManager.default.createDirectory(atPath: saved, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: f.dir.url("public/\(tides.bundle.path)"), toPath: "\(saved)/tides-1.2.corpus.zip")
-        let check = try ProcessRunner.run("/bin/sh", ["-c", #"echo "\#(tides.bundle.sha256)  tides-1.2.corpus.zip" | sha256sum -c"#],
+        let check = try ProcessRunner.run("/bin/sh", ["-c", #"echo "\#(tides.bundle.digest.hex)  tides-1.2.corpus.zip" | sha256sum -c"#],
                                           currentDirectory: saved)
         #expect(check.status == 0 && check.stdout.contains("tides-1.2.corpus.zip: OK"), "\(check.stdout) \(check.stderr)")
     }
