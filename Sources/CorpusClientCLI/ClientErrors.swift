@@ -44,6 +44,9 @@ enum ClientErrors {
         case .unsafePack:
             return ErrorReport(code: "unsafe-pack", message: "refused: \(m)",
                                hint: "the bundle is signed but its pack is damaged or unsafe; nothing was installed; tell the catalog's publisher", kind: .verification)
+        case .delta:
+            return ErrorReport(code: "delta", message: "refused the delta: \(m)",
+                               hint: "nothing of it was kept; the full bundle is installed instead (corpus sync)", kind: .verification)
         case .wantedNotOffered:
             return ErrorReport(code: "not-found", message: m, hint: "correct the wanted-file; corpus catalog lists what is offered", kind: .notFound)
         case .localFileDamaged:

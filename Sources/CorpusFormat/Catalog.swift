@@ -58,9 +58,11 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     public var embedder: EmbedderInfo
     /// The logical content digest of the version (`Manifest.content`). JSON `content_digest`.
     public var content: SHA256Digest
+    /// Deltas from earlier versions to this one (docs/format.md "Delta"); absent when there are none.
+    public var deltas: [DeltaRef]?
 
     enum CodingKeys: String, CodingKey {
-        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder
+        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas
         case content = "content_digest"
     }
 
@@ -145,6 +147,11 @@ public struct Catalog: Codable, Hashable, Sendable {
             guard TreePath.isSafe(e.bundle.path), e.bundle.size > 0 else {
                 throw FormatError.malformed(what: "catalog", reason: "unsafe bundle reference for \(e.id)")
             }
+            for d in e.deltas ?? [] {
+                guard TreePath.isSafe(d.file.path), d.file.size > 0, d.fromVersion != e.version else {
+                    throw FormatError.malformed(what: "catalog", reason: "unsafe delta reference for \(e.id)")
+                }
+            }
         }
         for e in c.embedders ?? [] { try e.validate() }
         return c
@@ -201,6 +208,8 @@ public enum TreeLayout {
     public static func catalogPath(version: Int) -> String { "catalogs/\(version).json" }
     public static func rootKeyPath(version: Int) -> String { "keys/root-\(version).json" }
     public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
+    /// `deltas/<sha256>.delta.zip`: a content-addressed delta (docs/format.md "Delta").
+    public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
     public static let signatureSuffix = ".minisig"
 
     /// The `Content-Type` a file of a tree is served with, by its name: the same from `corpusd

@@ -15,7 +15,7 @@ enum FilePolicy {
         if gated { return privateImmutable }
         guard segments.count == 2 else { return revalidate }
         switch segments[0] {
-        case "bundles", "embedders": return immutable
+        case "bundles", "embedders", "deltas": return immutable
         case "catalogs": return immutable
         case "keys": return segments[1].hasPrefix("root-") ? immutable : revalidate
         default: return revalidate

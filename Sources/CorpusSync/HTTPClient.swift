@@ -1,5 +1,6 @@
 import Foundation
 internal import CCurl
+internal import CorpusCurl
 
 /// HTTP(S) GET over libcurl, streaming bodies to a callback.
 ///
@@ -16,7 +17,12 @@ public final class HTTPClient: @unchecked Sendable {
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
         self.configuration = configuration
-        self.easy = try CurlEasy()
+        do { self.easy = try CurlEasy() } catch {
+            switch error {
+            case .globalInitFailed: throw TransportError.network(reason: "libcurl failed to initialise")
+            case .noHandle: throw TransportError.network(reason: "libcurl could not create a handle")
+            }
+        }
     }
 
     // MARK: - Async API

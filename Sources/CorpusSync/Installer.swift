@@ -117,6 +117,7 @@ public struct Installer: Sendable {
             }
         } catch let e as FormatError { throw SyncError.from(e) }
         LifecycleStep.reached("extracted")
+        let localPack = try LocalPackIndex.buildIfNeeded(folder: staging, manifest: manifest, remote: remote)
         do {
             try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
         } catch let e as EngineError {
@@ -127,6 +128,7 @@ public struct Installer: Sendable {
         var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
                                    bundleSHA256: file.sha256.hex, bundleSize: file.size, installed: Date())
         // Verified just now: later runs compare against these to notice damage without hashing.
+        record.localPack = localPack
         record.files = FileStamp.folder(staging)
         // A new file in a folder nobody sees until the rename below: no atomic replace needed.
         try io { try FileIO.writeNew(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
@@ -138,7 +140,7 @@ public struct Installer: Sendable {
 
     /// Renames the staged folder to `versions/<version>`; a leftover folder of that version that
     /// did not verify is moved aside whole first.
-    private func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
+    func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
         let versions = home.versionsDirectory(remote: remote, id: id)
         try io { try FileIO.createDirectory(versions) }
         try discardTree(versionDir)

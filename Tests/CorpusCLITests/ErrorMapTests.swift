@@ -43,6 +43,7 @@ import CorpusServer
         (.catalogMismatch(reason: "r"), "unsafe-input", .verification),
         (.malformed(what: "catalog", reason: "bad JSON"), "unsafe-input", .verification),
         (.unsafePack(corpus: "main/x", cause: .integrityCheckFailed(corpus: "main/x", problems: ["page 3"])), "unsafe-pack", .verification),
+        (.delta(corpus: "main/x", cause: .resultMismatch(what: "rows digest", expected: "a", actual: "b")), "delta", .verification),
         (.hashMismatch(file: "b", expected: "a", actual: "c"), "integrity", .verification),
         (.sizeExceeded(file: "b", limit: 1), "integrity", .verification),
         (.sizeMismatch(file: "b", expected: 1, actual: 2), "integrity", .verification),
