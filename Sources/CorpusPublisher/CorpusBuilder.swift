@@ -91,66 +91,31 @@ public enum CorpusBuilder {
         // Rows laid out after a previous version are known only once every passage is: the
         // pack is then fed after ingest, in row order (FTS5 indexes ascending rowids fastest).
         let large = layout == nil && sourceBytes > inMemoryPackLimit
-        var held = PackFeed.Rows()
         let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil, indexed: !options.indexAtInstall)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
-        var documents = 0
-        var pids: [String] = []
-        var unembedded: [Passage] = []
-        var warnings: [TextWarning] = []
-        let skipped: [SkippedFile]
+        var ingested: Ingested
         do {
-            skipped = Ingest.merged(listing.skipped, try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
-                                        prepare: { [id = options.id] in
-                                            (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id))
-                                        }) { group in
-                var rows = PackFeed.Rows()
-                for (document, (passages, documentWarnings)) in group {
-                    warnings += documentWarnings
-                    documents += 1
-                    rows.documents.append((documents, document.path, document.title))
-                    rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
-                }
-                pids += rows.passages.map(\.pid)
-                if layout != nil {
-                    held.documents += rows.documents
-                    held.passages += rows.passages
-                    return
-                }
-                if large {
-                    try embed(rows.passages[...], with: embedder, into: vectors)
-                } else {
-                    unembedded += rows.passages
-                }
-                try feed.put(rows)
-            })
+            ingested = try ingest(folder, listing: listing, corpus: options.id, into: feed, holdingRows: layout != nil,
+                                  embeddingNow: large ? (embedder, vectors) : nil)
         } catch {
             feed.cancel()
             throw error
         }
-        progress(.ingested(documents: documents, skipped: skipped.count))
-        guard !pids.isEmpty else {
+        progress(.ingested(documents: ingested.documents, skipped: ingested.skipped.count))
+        guard !ingested.passageIDs.isEmpty else {
             feed.cancel()
-            throw PublisherError.noPassages(source: options.source, skipped: skipped.count)
+            throw PublisherError.noPassages(source: options.source, skipped: ingested.skipped.count)
         }
-        progress(.split(passages: pids.count))
-        if let layout {
-            do {
-                unembedded = try feedInLayout(held, layout: layout, feed: feed)
-                pids = unembedded.map(\.pid)
-            } catch {
-                feed.cancel()
-                throw error
-            }
-        }
-        feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
-                   dimension: embedder.dimension, documents: documents)
+        progress(.split(passages: ingested.passageIDs.count))
         do {
-            let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
-            let step = embeddingBatch * 4 * Workers.besidePack
-            for start in stride(from: 0, to: unembedded.count, by: step) {
-                try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors, reusing: reusable)
+            if let layout {
+                ingested.unembedded = try feedInLayout(ingested.held, layout: layout, feed: feed)
+                ingested.passageIDs = ingested.unembedded.map(\.pid)
             }
+            feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
+                       dimension: embedder.dimension, documents: ingested.documents)
+            let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
+            try embedInBatches(ingested.unembedded, with: embedder, into: vectors, reusing: reusable)
             try vectors.finish()
         } catch {
             feed.cancel()
@@ -159,20 +124,83 @@ public enum CorpusBuilder {
         try feed.wait()
         progress(.packed)
 
+        let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
+                                         packPath: packPath)
+        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
+        let bytes = FileIO.fileSize(output) ?? 0
+        progress(.bundled(bytes: bytes))
+        return BuildSummary(manifest: signed, skipped: ingested.skipped, warnings: ingested.warnings, output: output, bytes: bytes)
+    }
+
+    /// What ingesting a source folder gathered beside the rows it fed to the pack.
+    struct Ingested {
+        var documents = 0
+        var passageIDs: [String] = []
+        /// Passages still to embed (all of them unless they were embedded group by group).
+        var unembedded: [Passage] = []
+        /// Every row, when they are fed to the pack only after ingest (in a previous version's layout).
+        var held = PackFeed.Rows()
+        var warnings: [TextWarning] = []
+        var skipped: [SkippedFile] = []
+    }
+
+    /// Ingests the folder's files a group at a time on the workers and splits them into passages;
+    /// each group's documents and passages go to the pack as they come, or, with `holdingRows`,
+    /// are kept for the caller to lay out. With `embeddingNow` (a large source) each group is
+    /// embedded as it comes instead of being kept for later.
+    static func ingest(_ folder: SourceFolder, listing: SourceListing, corpus id: String, into feed: PackFeed, holdingRows: Bool,
+                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?) throws -> Ingested {
+        var out = Ingested()
+        let groups = try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
+                                       prepare: { (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id)) }) { group in
+            var rows = PackFeed.Rows()
+            for (document, (passages, documentWarnings)) in group {
+                out.warnings += documentWarnings
+                out.documents += 1
+                rows.documents.append((out.documents, document.path, document.title))
+                rows.passages += passages.map { var p = $0; p.document = out.documents - 1; return p }
+            }
+            out.passageIDs += rows.passages.map(\.pid)
+            if holdingRows {
+                out.held.documents += rows.documents
+                out.held.passages += rows.passages
+                return
+            }
+            if let now = embeddingNow {
+                try embed(rows.passages[...], with: now.embedder, into: now.vectors)
+            } else {
+                out.unembedded += rows.passages
+            }
+            try feed.put(rows)
+        }
+        out.skipped = Ingest.merged(listing.skipped, groups)
+        return out
+    }
+
+    /// The manifest of what was built (the bundle writer fills in its members), with the digest of
+    /// the pack's rows, signed with it: what a client that patches its pack with a delta checks.
+    static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passageIDs: [String],
+                         packPath: String) throws -> Manifest {
         var manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
-            documents: documents, passages: pids.count,
-            content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
+            documents: documents, passages: passageIDs.count,
+            content: ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
         if options.indexAtInstall { manifest.index = .install }
-        // Signed with the manifest: what a client that patches its pack with a delta checks it against.
         manifest.rowsDigest = try PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
-        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
-        let bytes = FileIO.fileSize(output) ?? 0
-        progress(.bundled(bytes: bytes))
-        return BuildSummary(manifest: signed, skipped: skipped, warnings: warnings, output: output, bytes: bytes)
+        return manifest
+    }
+
+    /// The passages kept in memory while the pack was written, embedded a few batches per worker
+    /// at a time (those `reusing` has a vector for are not embedded again).
+    static func embedInBatches(_ passages: [Passage], with embedder: any Embedder, into vectors: VectorFileWriter,
+                               reusing: ReusableVectors?) throws {
+        let step = embeddingBatch * 4 * Workers.besidePack
+        for start in stride(from: 0, to: passages.count, by: step) {
+            try embed(passages[start..<min(start + step, passages.count)], with: embedder, into: vectors, reusing: reusing)
+        }
     }
 
     /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors

@@ -102,12 +102,8 @@ public enum TreePublisher {
                                            catalogDirectory: catalogDirectory, key: key, tree: output, staging: staging, progress: progress)
 
         // From here on the tree changes: content-addressed files first, the pointer last.
-        for p in prepared {
-            if let staged = p.staged { try moveIntoPlace(staged, p.cached.bundle, tree: output) }
-            for d in p.deltas { if let staged = d.staged { try moveIntoPlace(staged, d.ref.file, tree: output) } }
-            cache.corpora[p.entry.id] = p.cached
-        }
-        for a in artifacts { if let staged = a.staged { try moveIntoPlace(staged, a.entry.artifact, tree: output) } }
+        try placeStaged(prepared, artifacts, tree: output)
+        for p in prepared { cache.corpora[p.entry.id] = p.cached }
         cache.corpora = cache.corpora.filter { id, _ in source.corpora.contains { $0.id == id } }
         try cache.save(tree: output)
 
@@ -127,6 +123,15 @@ public enum TreePublisher {
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.current == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings))
+    }
+
+    /// Moves what was staged (bundles, their deltas, model artifacts) to its content-addressed place.
+    static func placeStaged(_ prepared: [Prepared], _ artifacts: [PublishEmbedders.StagedArtifact], tree: String) throws {
+        for p in prepared {
+            if let staged = p.staged { try moveIntoPlace(staged, p.cached.bundle, tree: tree) }
+            for d in p.deltas { if let staged = d.staged { try moveIntoPlace(staged, d.ref.file, tree: tree) } }
+        }
+        for a in artifacts { if let staged = a.staged { try moveIntoPlace(staged, a.entry.artifact, tree: tree) } }
     }
 
     /// Everything that can refuse without building, before the first write: the key is the tree's
