@@ -189,7 +189,7 @@ final class BenchNginx {
     let root: String
     let runtime: String
     let port: UInt16
-    let process = Process()
+    private var daemon: BenchDaemon?
     var url: String { "http://127.0.0.1:\(port)" }
     var log: String { "\(runtime)/access.log" }
 
@@ -215,26 +215,11 @@ final class BenchNginx {
         }
         """
         try FileIO.writeAtomically(Data(conf.utf8), to: "\(runtime)/nginx.conf")
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", runtime, "-e", "\(runtime)/error.log", "-c", "\(runtime)/nginx.conf", "-g", "daemon off;"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<200 {
-            if (try? BenchProcess.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", url]))?.status == 0 { return }
-            usleep(50_000)
-        }
-        stop()
-        throw BuildBench.BenchError("nginx did not come up on port \(port)")
+        daemon = try BenchDaemon("/usr/sbin/nginx", ["-p", runtime, "-e", "\(runtime)/error.log", "-c", "\(runtime)/nginx.conf", "-g", "daemon off;"],
+                                 probe: [url], name: "nginx on port \(port)")
     }
 
-    deinit { stop() }
-
-    func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-    }
+    func stop() { daemon?.stop() }
 
     /// The access log's length now, to count only what follows.
     func mark() -> Int { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").utf8.count }

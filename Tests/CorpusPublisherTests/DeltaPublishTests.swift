@@ -9,13 +9,10 @@ import CorpusTestSupport
 /// key; one that would not be smaller than half the bundle is not published; deltas go with the
 /// bundles they lead from; the new version keeps the rows of the last one.
 @Suite struct DeltaPublishTests {
-    final class Fixture {
-        let dir = TempDirectory("delta-publish")
-        let key: SecretKey
-        var tree: String { dir.url("public") }
+    final class Fixture: PublishFolder {
         var events: [PublishProgress] = []
 
-        init() throws { key = try SecretKey.generate() }
+        init() throws { try super.init("delta-publish") }
 
         /// Publishes `tides` at `version` from `notes` Markdown notes; note `changed` (if any) says something new.
         @discardableResult
