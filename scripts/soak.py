@@ -661,9 +661,20 @@ class Soak:
                 out[name] = float(value)
         return out
 
+    def nginx_statuses(self):
+        out = collections.Counter()
+        try:
+            for line in open(os.path.join(self.work, "mirror-b-nginx", "access.log")):
+                parts = line.split()
+                if len(parts) >= 5:
+                    out[parts[-3]] += 1
+        except OSError:
+            pass
+        return out
+
     def report(self):
         px = self.proxy_totals()
-        metrics = self.metrics()
+        metrics = getattr(self, "final_metrics", {})
         rows = []
 
         def section(title):
@@ -706,6 +717,10 @@ class Soak:
         for name, value in sorted(metrics.items()):
             if "bytes" in name:
                 rows.append((f"origin {name}", f"{int(value):,}"))
+        section("requests answered by the origin and by nginx (status: count)")
+        statuses = [(n.split('"')[1] if '"' in n else n, int(v)) for n, v in sorted(metrics.items()) if n.startswith("corpusd_requests_total")]
+        rows.append(("origin corpusd serve", ", ".join(f"{k}: {v}" for k, v in statuses)))
+        rows.append(("mirror-b nginx", ", ".join(f"{k}: {v}" for k, v in sorted(self.nginx_statuses().items()))))
         section("origin corpusd serve: RSS and open fds over time")
         picks = self.samples
         if len(picks) > 12:
@@ -763,6 +778,7 @@ def main():
         soak.run()
         soak.memory_checks()
         soak.final_checks()
+        soak.final_metrics = soak.metrics()
     except Exception as e:
         soak.fail(f"soak script error: {e!r}")
         raise

@@ -5,11 +5,12 @@ share of connections, truncates, stalls or resets the upstream's answer part-way
 Run with Debian's /usr/bin/python3 (standard library only):
 
     soak_proxy.py --listen PORT --upstream PORT --stats FILE [--seed N]
-                  [--truncate 0.10] [--stall 0.07] [--reset 0.08]
+                  [--truncate 0.12] [--stall 0.08] [--reset 0.12]
 
 Faults are decided per connection when it is accepted (libcurl reuses a connection for the next
 request, so a fault may land in any response it carries): after a random number of upstream bytes
-(0 to 256 KiB, so headers, small catalogs and bundle bodies are all hit), the proxy
+(half of them in the first 4 KiB, the rest up to 128 KiB, so heads, pointers,
+signatures, catalogs and bundle bodies are all hit), the proxy
 - truncate: closes both sides with a FIN (the client sees a short body);
 - reset: closes the client side with SO_LINGER 0, so the client gets an RST;
 - stall: stops sending for 3 to 45 s (the client's stall window is 30 s), then carries on.
@@ -96,7 +97,9 @@ class Connection:
         self.args = args
         self.stats = stats
         self.fault = pick_fault(rng, args)
-        self.offset = rng.randint(0, 256 * 1024)
+        # Half the faults land in the first 4 KiB (status lines, headers, pointers, signatures),
+        # the rest anywhere in the first 128 KiB (catalogs, deltas, bundles of these corpora).
+        self.offset = rng.randint(0, 4096) if rng.random() < 0.5 else rng.randint(0, 128 * 1024)
         self.stall_seconds = rng.uniform(3, 45)
         self.last_path = None
         self.reset = False
@@ -205,9 +208,9 @@ def main():
     p.add_argument("--upstream", type=int, required=True)
     p.add_argument("--stats", required=True)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--truncate", type=float, default=0.10)
-    p.add_argument("--stall", type=float, default=0.07)
-    p.add_argument("--reset", type=float, default=0.08)
+    p.add_argument("--truncate", type=float, default=0.12)
+    p.add_argument("--stall", type=float, default=0.08)
+    p.add_argument("--reset", type=float, default=0.12)
     args = p.parse_args()
 
     stats = Stats(args.stats)
