@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench eval contract clean soak
+.PHONY: bootstrap build release test demo bench eval contract tsan clean soak
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -36,6 +36,9 @@ soak: release
 
 eval: bootstrap
 	scripts/eval.sh
+
+tsan: bootstrap
+	scripts/tsan.sh
 
 contract: build
 	../shared/contract-check
