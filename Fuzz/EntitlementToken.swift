@@ -8,8 +8,7 @@ import CorpusFormat
 /// so the claims decoder behind a good signature is reached; mode 2 signs a fuzzed header.
 /// Properties: nothing traps; no error text holds the token's signature (a bearer credential never
 /// reaches a message); a token that verifies was signed by the pinned key.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzEntitlementToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzEntitlementToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte() % 3
     let nowOffset = TimeInterval(Int8(bitPattern: input.byte())) * 600
@@ -37,8 +36,7 @@ public func fuzzEntitlementToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeEntitlementToken(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeEntitlementToken(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked(EntitlementSeeds.all)
     return 0
 }

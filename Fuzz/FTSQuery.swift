@@ -6,8 +6,7 @@ import CorpusEngine
 /// (all terms, all but one, any term) is run as a MATCH against a real in-memory FTS5 table with
 /// the packs' tokenizer (docs/engine.md); any SQLite error is a failure. Also: at most
 /// `maxTokens` tokens, none empty, none repeated (case-insensitively).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzFTSQuery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzFTSQuery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let text = input.restText()
     let tokens = FTSQuery.tokens(text)
@@ -40,8 +39,7 @@ enum FTSTable {
     nonisolated(unsafe) static let match: Statement = try! database.prepare("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?1 ORDER BY bm25(t) LIMIT 10")
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeFTSQuery(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeFTSQuery(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         let queries = [
             "tide AND shoal", "\"unbalanced", "NEAR(a b, 3) OR NOT c*", "col:value ^start +plus -minus", "(((", "to be or not to be",

@@ -4,16 +4,14 @@ import CorpusTestSupport
 
 /// The browser's library export importer (`--from lumen`: `knowledge.json` and Markdown pages
 /// in a zip). Byte 0, bit 0: the zip shape (`ZipInput`).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzImportBrowserExport(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzImportBrowserExport(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte()
     ImportRun.load(.lumen, path: FuzzScratch.file("export.zip", ZipInput.archive(&input, mode: mode)))
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeImportBrowserExport(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeImportBrowserExport(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         let fixture = BrowserExportFixture(pages: 3, paragraphsPerPage: 2)
         let path = FuzzScratch.folder + "/seed.zip"

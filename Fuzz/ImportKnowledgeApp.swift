@@ -5,8 +5,7 @@ import CorpusTestSupport
 /// The knowledge app's folder importer (`--from knowledgepress`: `manifest.json`,
 /// `embedder.json`, SQLite `.pack` files and raw int8 vectors). The input is a `FileSet` written
 /// into a fresh folder; names with a `/` or a dot segment are skipped (the folder is flat).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzImportKnowledgeApp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzImportKnowledgeApp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let folder = FuzzScratch.emptyFolder("knowledge")
     for file in FileSet.decode(&input) {
@@ -18,8 +17,7 @@ public func fuzzImportKnowledgeApp(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeImportKnowledgeApp(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeImportKnowledgeApp(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         var seeds: [(String, [UInt8])] = []
         for (n, news) in [false, true].enumerated() {

@@ -5,8 +5,7 @@ import CorpusTestSupport
 /// The reader app's corpus importer (`--from corpuskit`: `corpus_meta.json`, `chunks.json`,
 /// `embeddings.npy` in a zip) and its NumPy matrix reader. Byte 0: bit 0 the zip shape
 /// (`ZipInput`); bit 1 set feeds the rest to `NumpyMatrix` alone.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzImportReaderApp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzImportReaderApp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte()
     if mode & 2 != 0 {
@@ -17,8 +16,7 @@ public func fuzzImportReaderApp(_ data: UnsafePointer<UInt8>?, _ size: Int) -> I
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeImportReaderApp(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeImportReaderApp(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         var fixture = ReaderAppFixture.generated(chapters: 2, chunksPerChapter: 3, window: 12, overlap: 3)
         fixture.dimension = 4

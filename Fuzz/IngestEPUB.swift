@@ -6,8 +6,7 @@ import CorpusTestSupport
 /// EPUB ingest (`IngestEPUB`: container.xml, the OPF package, the spine's XHTML chapters through
 /// libxml2), on a file in the scratch folder opened as `Ingest` opens it, then passage splitting.
 /// Byte 0, bit 0: the zip shape (`ZipInput`).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzIngestEPUB(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzIngestEPUB(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte()
     let path = FuzzScratch.file("book.epub", ZipInput.archive(&input, mode: mode))
@@ -16,8 +15,7 @@ public func fuzzIngestEPUB(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeIngestEPUB(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeIngestEPUB(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         let members: [(String, String)] = [
             ("mimetype", "application/epub+zip"),

@@ -3,8 +3,7 @@ import Foundation
 
 /// HTML ingest (`IngestHTML`, libxml2's HTML parser behind `XMLTree`), then passage splitting,
 /// on the bytes `Ingest` hands it (a file with a NUL byte is refused before, as there).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzIngestHTML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzIngestHTML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let maxLength = 16 + Int(input.byte()) * 4
     let bytes = input.rest()
@@ -13,8 +12,7 @@ public func fuzzIngestHTML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeIngestHTML(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeIngestHTML(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked { IngestSeeds.html.enumerated().map { ("html-\($0.offset)", [200] + Array($0.element.utf8)) } }
     return 0
 }

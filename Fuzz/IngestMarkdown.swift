@@ -3,8 +3,7 @@ import Foundation
 
 /// Markdown and plain-text ingest (`IngestMarkdown`, `IngestText`) on the text `Ingest` hands
 /// them (valid UTF-8 only, as there), then passage splitting.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzIngestMarkdown(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzIngestMarkdown(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte()
     let maxLength = 16 + Int(mode >> 1) * 8
@@ -14,8 +13,7 @@ public func fuzzIngestMarkdown(_ data: UnsafePointer<UInt8>?, _ size: Int) -> In
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeIngestMarkdown(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeIngestMarkdown(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         IngestSeeds.markdown.enumerated().map { ("markdown-\($0.offset)", [200] + Array($0.element.utf8)) }
             + [("text-0", [201] + Array("Para one\nstill one.\n\nPara two. Sentence! Another? 中文。句子\n\n\n".utf8))]

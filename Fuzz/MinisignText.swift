@@ -6,8 +6,7 @@ import CorpusFormat
 ///
 /// Properties: parsing never traps; a parsed key or signature written back (`fileText`) parses
 /// to the same value; a signature that verifies was made by the fuzz key over the fuzz message.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzMinisignText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzMinisignText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte() % 3
     let text = input.restText()
@@ -29,8 +28,7 @@ public func fuzzMinisignText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeMinisignText(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeMinisignText(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked(MinisignSeeds.all)
     return 0
 }

@@ -12,8 +12,7 @@ import CorpusTestSupport
 /// their leading whitespace. Properties: nothing traps; a 200/206 answers only a target whose
 /// decoded path is a safe tree path; a 206's Content-Range and body agree and stay in the file;
 /// `RangeDecision` stays inside any size; an HTTP date that parses formats back to itself.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzRequestHead(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzRequestHead(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = FuzzInput(data, size)
     guard let head = FuzzRequestHead(input.all) else { return 0 }
     let request = HTTPRequest(method: HTTPMethod(rawValue: head.method), rawTarget: head.target, version: head.version, headers: head.fields)
@@ -117,8 +116,7 @@ enum RequestHeadFixture {
     }()
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeRequestHead(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeRequestHead(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         let bundle = RequestHeadFixture.fixture.bundleRef.path
         let token = try EntitlementToken.issue(key: FuzzKeys.secret, issuer: "harbour", subject: "s", audience: "harbour",

@@ -7,8 +7,7 @@ import CorpusFormat
 /// The first byte picks the document; the rest is its JSON. Properties: decoding never traps,
 /// and a document that decodes re-encodes to canonical bytes that decode to the same value and
 /// encode to the same bytes again (what a signature over canonical bytes relies on).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzSignedDocuments(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzSignedDocuments(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let kind = input.byte() % 7
     let json = Data(input.rest())
@@ -45,8 +44,7 @@ private func roundTrip<T: Equatable>(_ json: Data, decode: (Data) throws -> T, e
     fuzzAssert((try? encode(again)) == canonical, "\(T.self)'s canonical bytes are not stable")
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeSignedDocuments(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeSignedDocuments(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked(SignedDocumentSeeds.all)
     return 0
 }

@@ -6,8 +6,7 @@ import Foundation
 /// letter and digit otherwise. Properties: nothing traps; every id is in the vocabulary; the
 /// output starts with [CLS], ends with [SEP] and respects `maxTokens`; an ASCII word of letters
 /// and digits round-trips (its pieces, `##` removed, spell it lower-cased) unless it is [UNK].
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzWordPiece(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzWordPiece(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let maxTokens = 2 + Int(input.byte())
     let text = input.restText()
@@ -43,8 +42,7 @@ enum WordPieceVocabulary {
     static let tokenizer = try! WordPieceTokenizer(vocabulary: tokens)
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeWordPiece(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeWordPiece(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked {
         let texts = ["The tides of the North Sea, 1911.", "naïve CAFÉ résumé", "中文字符和日本語", "unaffable unbelievably antidisestablishmentarianism",
                      "e\u{301}\u{0}\u{7}\u{200B}tab\tnew\nline", String(repeating: "x", count: 120), "don't stop-believing; 3.14 $5"]

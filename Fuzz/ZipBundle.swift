@@ -11,8 +11,7 @@ import CorpusTestSupport
 /// Byte 0: bit 0 the input shape (`ZipInput`), bits 1-3 the reader. Properties: nothing traps; a
 /// container that verifies against the pinned key was signed by it, and extracting a verified
 /// bundle writes only its allowlisted members.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzZipBundle(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzZipBundle(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var input = FuzzInput(data, size)
     let mode = input.byte()
     let path = FuzzScratch.file("archive.zip", ZipInput.archive(&input, mode: mode))
@@ -42,8 +41,7 @@ public func fuzzZipBundle(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
-@_cdecl("LLVMFuzzerInitialize")
-public func initializeZipBundle(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
+func initializeZipBundle(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked(ZipBundleSeeds.all)
     return 0
 }

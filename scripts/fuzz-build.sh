@@ -4,12 +4,13 @@
 # The package's library targets are built by SwiftPM in release mode with libFuzzer's coverage
 # instrumentation and AddressSanitizer (`--sanitize=fuzzer --sanitize=address`) and
 # `-enable-testing` (so targets can reach internal parsers with `@testable import`, as the
-# suite does), in their own build folder: `swift build` and `make test` never see Fuzz/. Each
-# Fuzz/<Target>.swift is then compiled with Fuzz/Support/*.swift by swiftc against those
-# modules, as a library-style module (`-parse-as-library`, no `main`): libFuzzer brings main,
-# and calls the target's `@_cdecl("LLVMFuzzerTestOneInput")`.
+# suite does), in their own build folder: `swift build` and `make test` never see Fuzz/. Then
+# Fuzz/*.swift and Fuzz/Support/*.swift are compiled by swiftc against those modules into one
+# library-style module (`-parse-as-library`, no `main`) and one binary: libFuzzer brings main and
+# calls `LLVMFuzzerTestOneInput` (Fuzz/Support/FuzzMain.swift), which runs the target the binary
+# was started as. bin/<Target> is a hard link to it for every Fuzz/<Target>.swift.
 #
-# Usage: scripts/fuzz-build.sh [TARGET...]   (default: every Fuzz/*.swift)
+# Usage: scripts/fuzz-build.sh
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,17 +40,16 @@ done
 for include in $(pkg-config --cflags-only-I libxml-2.0 openblas); do cflags+=(-Xcc "$include"); done
 libs=$(pkg-config --libs sqlite3 libzip zlib libcrypto libmicrohttpd libxml-2.0 openblas)
 
-targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then
-  for f in Fuzz/*.swift; do targets+=("$(basename "$f" .swift)"); done
-fi
+targets=()
+for f in Fuzz/*.swift; do targets+=("$(basename "$f" .swift)"); done
 
 mkdir -p "$build_path/bin" "$build_path/obj"
+# shellcheck disable=SC2086
+swiftc -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name FuzzTargets \
+  -I "$modules" "${cflags[@]}" -module-cache-path "$build_path/obj/ModuleCache" \
+  Fuzz/*.swift Fuzz/Support/*.swift "${objects[@]}" $libs -o "$build_path/bin/fuzz-targets"
 for t in "${targets[@]}"; do
-  [ -f "Fuzz/$t.swift" ] || { echo "fuzz-build: no Fuzz/$t.swift" >&2; exit 2; }
-  echo "fuzz-build: $t"
-  # shellcheck disable=SC2086
-  swiftc -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name "Fuzz$t" \
-    -I "$modules" "${cflags[@]}" -module-cache-path "$build_path/obj/ModuleCache" \
-    "Fuzz/$t.swift" Fuzz/Support/*.swift "${objects[@]}" $libs -o "$build_path/bin/$t"
+  grep -q "\"$t\": (fuzz$t," Fuzz/Support/FuzzMain.swift || { echo "fuzz-build: Fuzz/$t.swift is not in FuzzMain's table" >&2; exit 2; }
+  ln -f "$build_path/bin/fuzz-targets" "$build_path/bin/$t"
 done
+echo "fuzz-build: ${#targets[@]} targets in $build_path/bin/"
