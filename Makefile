@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench eval contract clean fuzz fuzz-smoke
+.PHONY: bootstrap build release test demo bench eval contract tsan clean fuzz fuzz-smoke
 
 # Seconds each fuzz target runs in `make fuzz` (docs/fuzzing.md); CI's smoke in `make test` runs 10.
 FUZZ_SECONDS ?= 60
@@ -46,6 +46,9 @@ fuzz-smoke:
 	scripts/fuzz-build.sh
 	scripts/fuzz-seeds.sh
 	FUZZ_SECONDS=10 scripts/fuzz-run.sh
+
+tsan: bootstrap
+	scripts/tsan.sh
 
 contract: build
 	../shared/contract-check
