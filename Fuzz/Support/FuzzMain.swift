@@ -4,7 +4,7 @@ import Foundation
 /// of them, which keeps `make test`'s smoke short); `scripts/fuzz-build.sh` gives it one hard
 /// link per target, and the name it is started by picks the target, as busybox does. libFuzzer
 /// brings `main` and calls the two functions below.
-let fuzzTargets: [String: (run: (UnsafePointer<UInt8>?, Int) -> Int32, initialize: () -> Void)] = [
+let fuzzTargets: [String: (run: @Sendable (UnsafePointer<UInt8>?, Int) -> Int32, initialize: @Sendable () -> Void)] = [
     "EntitlementToken": (fuzzEntitlementToken, { _ = initializeEntitlementToken(nil, nil) }),
     "FTSQuery": (fuzzFTSQuery, { _ = initializeFTSQuery(nil, nil) }),
     "ImportBrowserExport": (fuzzImportBrowserExport, { _ = initializeImportBrowserExport(nil, nil) }),
