@@ -2,7 +2,10 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench eval contract tsan clean soak
+.PHONY: bootstrap build release test demo bench eval contract tsan clean fuzz fuzz-smoke soak
+
+# Seconds each fuzz target runs in `make fuzz` (docs/fuzzing.md); CI's smoke in `make test` runs 10.
+FUZZ_SECONDS ?= 60
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -20,6 +23,7 @@ test: bootstrap
 	scripts/fetch-model.sh || echo "warning: could not fetch the MiniLM weights; model tests will be skipped"
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) fuzz-smoke
 	@if [ -d ../shared ] && [ -x ../shared/contract-check ] && [ -d catalog ]; then ../shared/contract-check; fi
 
 bench: release
@@ -36,6 +40,18 @@ soak: release
 
 eval: bootstrap
 	scripts/eval.sh
+
+# Every parser of untrusted bytes under libFuzzer and AddressSanitizer, FUZZ_SECONDS each, one at a time.
+fuzz: bootstrap
+	scripts/fuzz-build.sh
+	scripts/fuzz-seeds.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz-run.sh
+
+# CI's smoke: every target for 10 seconds (a crash, a leak or an input over 5 s fails `make test`).
+fuzz-smoke:
+	scripts/fuzz-build.sh
+	scripts/fuzz-seeds.sh
+	FUZZ_SECONDS=10 FUZZ_TIMEOUT=5 scripts/fuzz-run.sh
 
 tsan: bootstrap
 	scripts/tsan.sh

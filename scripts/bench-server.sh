@@ -10,6 +10,7 @@
 # Each case runs ROUNDS times, alternating corpusd and nginx, and keeps each server's best run:
 # the CPUs are shared, and the best run is the least disturbed one.
 # Usage: scripts/bench-server.sh [DURATION_SECONDS] [ROUNDS]   (work files under .bench/server, reused)
+#        BENCH_BIN=DIR uses the corpusd in DIR (no build), e.g. to compare two builds in turn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -23,9 +24,13 @@ for tool in wrk nginx curl /usr/bin/python3; do
   command -v "$tool" >/dev/null || { echo "bench-server: $tool is missing (run scripts/bootstrap.sh)"; exit 1; }
 done
 
-echo "== release build of corpusd"
-swift build -c release --product corpusd 2>&1 | grep -E "error|Compiling|Build" | tail -3
-CORPUSD=$PWD/.build/release/corpusd
+if [ -n "${BENCH_BIN:-}" ]; then
+  CORPUSD=$BENCH_BIN/corpusd
+else
+  echo "== release build of corpusd"
+  swift build -c release --product corpusd 2>&1 | grep -E "error|Compiling|Build" | tail -3
+  CORPUSD=$PWD/.build/release/corpusd
+fi
 
 echo "== tree under $TREE"
 [ -f "$WORK/keys/ent.key" ] || "$CORPUSD" keygen --out "$WORK/keys" --name ent >/dev/null

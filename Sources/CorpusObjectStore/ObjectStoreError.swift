@@ -20,6 +20,9 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     case privateInsidePublic(private: String, public: String)
     /// A single PUT of S3 holds at most 5 GiB.
     case objectTooLarge(path: String, size: Int64)
+    /// A file of the local tree whose bytes do not hash to the SHA-256 its name (or its hash just
+    /// before the upload) gives: changed after publishing, or while it was sent. Not uploaded.
+    case contentMismatch(path: String, expected: String, actual: String)
     /// The local tree is not one `corpusd publish` or `corpusd mirror` wrote.
     case notATree(path: String, reason: String)
 
@@ -41,6 +44,8 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "the private location \(privateLocation) lies inside the public location \(publicLocation)"
         case let .objectTooLarge(path, size):
             return "\(path) is \(size) bytes; one S3 PUT holds at most 5 GiB"
+        case let .contentMismatch(path, expected, actual):
+            return "\(path) does not hold the bytes its name promises: SHA-256 \(actual), not \(expected)"
         case let .notATree(path, reason):
             return "\(path) is not a published tree: \(reason)"
         }

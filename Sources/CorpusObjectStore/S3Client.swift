@@ -63,11 +63,14 @@ public final class S3Client: @unchecked Sendable {
         return status == 200 ? body : nil
     }
 
-    /// PUT of a file's bytes. S3 checks them against `sha256` (`x-amz-content-sha256`), which is
-    /// also kept as the object's `x-amz-meta-sha256` so a later upload can skip an identical object.
+    /// PUT of a file's bytes, which must hash to `sha256`: they are checked as they are sent, and
+    /// a file that does not is refused (`contentMismatch`) before its last byte leaves, so no
+    /// object is made (not every S3 server checks `x-amz-content-sha256`: SeaweedFS 4.48 does
+    /// not). `sha256` is also kept as the object's `x-amz-meta-sha256` so a later upload can skip
+    /// an identical object.
     public func put(bucket: String, key: String, file path: String, sha256: String, contentType: String,
                     cacheControl: String) throws(ObjectStoreError) {
-        let body = try S3UploadBody(path: path)
+        let body = try S3UploadBody(path: path, sha256: sha256)
         guard body.length <= Self.maximumObjectSize else { throw .objectTooLarge(path: path, size: body.length) }
         let request = S3Request(method: .put, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key),
                                 headers: [("Content-Type", contentType), ("Cache-Control", cacheControl),
@@ -128,6 +131,8 @@ public final class S3Client: @unchecked Sendable {
                 failure = .refused(operation: operation, key: key, status: status, code: Self.errorCode(body))
             case let .failed(reason):
                 failure = .network(operation: operation, key: key, reason: reason)
+            case let .contentMismatch(actual):
+                failure = .contentMismatch(path: request.body?.path ?? key, expected: request.body?.sha256 ?? "", actual: actual)
             }
             guard failure.isTransient, attempt < retry.attempts else { throw failure }
             Thread.sleep(forTimeInterval: retry.firstDelay * pow(2, Double(attempt - 1)))

@@ -70,6 +70,7 @@ final class S3Connection {
             defer { easy.set(CURLOPT_ERRORBUFFER, pointer: nil) }
             return easy.perform()
         }
+        if let actual = ctx.contentMismatch { return .contentMismatch(actual: actual) }
         if let failure = ctx.readFailure { return .failed(reason: failure) }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -97,13 +98,17 @@ struct S3Request {
     var maxBodyBytes = 4 << 20
 }
 
-/// A file's bytes as a PUT body, read from its descriptor into libcurl's buffer.
+/// A file's bytes as a PUT body, read from its descriptor into libcurl's buffer, and the SHA-256
+/// they must have: they are hashed as they are read, and the last read checks the digest before
+/// libcurl gets the last bytes, so a file that is not what was promised never becomes an object.
 final class S3UploadBody {
     let fd: Int32
     let length: Int64
     let path: String
+    /// Lower-case hex, as sent in `x-amz-content-sha256`.
+    let sha256: String
 
-    init(path: String) throws(ObjectStoreError) {
+    init(path: String, sha256: String) throws(ObjectStoreError) {
         let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .localFile(path: path, reason: String(cString: strerror(errno))) }
         var st = stat()
@@ -114,6 +119,7 @@ final class S3UploadBody {
         self.fd = fd
         self.length = Int64(st.st_size)
         self.path = path
+        self.sha256 = sha256
     }
 
     deinit { close(fd) }
@@ -126,6 +132,9 @@ enum S3Response {
     case answered(status: Int, headers: [String: String], body: Data)
     /// No HTTP answer: connection refused or reset, timeout, a local read failure.
     case failed(reason: String)
+    /// The body's bytes hash to `actual`, not to the SHA-256 it was sent with; the request was
+    /// cut before its last byte.
+    case contentMismatch(actual: String)
 }
 
 /// The timeouts of every request.
@@ -147,8 +156,15 @@ private final class S3TransferContext {
     var body = Data()
     var readOffset: Int64 = 0
     var readFailure: String?
+    /// The digest of the body's bytes so far (nil without a body).
+    private let digest: Digest?
+    var contentMismatch: String?
+    private var digestChecked = false
 
-    init(request: S3Request) { self.request = request }
+    init(request: S3Request) {
+        self.request = request
+        digest = request.body == nil ? nil : Digest(.sha256)
+    }
 
     static func from(_ p: UnsafeMutableRawPointer?) -> S3TransferContext {
         Unmanaged<S3TransferContext>.fromOpaque(p!).takeUnretainedValue()
@@ -170,19 +186,31 @@ private final class S3TransferContext {
         return true
     }
 
-    /// Fills libcurl's upload buffer from the file; `CURL_READFUNC_ABORT` on a read error or a
-    /// file that shrank (the signed length would be a lie).
+    /// Fills libcurl's upload buffer from the file; `CURL_READFUNC_ABORT` on a read error, a
+    /// file that shrank (the signed length would be a lie), or, at the last bytes, a digest that
+    /// is not the promised one (the server then never has the whole body: no object is made).
     func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-        guard let body = request.body else { return 0 }
+        guard let body = request.body, let digest else { return 0 }
         let want = Int(min(Int64(count), body.length - readOffset))
-        if want == 0 { return 0 }
+        if want == 0 { return body.length == 0 && !digestMatches(body) ? 0x1000_0000 : 0 }
         let n = SystemCall.retrying { pread(body.fd, buffer, want, off_t(readOffset)) }
         guard n > 0 else {
             readFailure = n < 0 ? "reading \(body.path): \(String(cString: strerror(errno)))" : "\(body.path) became shorter while it was uploaded"
             return 0x1000_0000 // CURL_READFUNC_ABORT
         }
+        digest.update(UnsafeRawBufferPointer(start: buffer, count: n))
         readOffset += Int64(n)
+        if readOffset == body.length, !digestMatches(body) { return 0x1000_0000 } // CURL_READFUNC_ABORT
         return n
+    }
+
+    /// Once all the bytes were hashed: whether they are the promised ones (else notes the digest).
+    private func digestMatches(_ body: S3UploadBody) -> Bool {
+        guard let digest, !digestChecked else { return contentMismatch == nil }
+        digestChecked = true
+        let actual = Hex.encode(digest.finalize())
+        if actual != body.sha256 { contentMismatch = actual }
+        return contentMismatch == nil
     }
 }
 

@@ -59,9 +59,8 @@ public enum TreeUploader {
             let key = location.key(for: file.path)
             expected[location, default: []].insert(key)
             let local = "\(tree)/\(file.path)"
-            let hashed: (digest: [UInt8], size: Int64)
-            do { hashed = try SHA256.hash(fileAt: local) } catch { throw .localFile(path: local, reason: "\(error)") }
-            let sha = Hex.encode(hashed.digest)
+            let hashed = try promisedDigest(file, local: local)
+            let sha = hashed.sha256
             if file.role < .mutable, let info = try client.head(bucket: location.bucket, key: key), info.size == hashed.size, info.sha256 == sha {
                 summary.present.append(key)
                 progress(.present(key: key))
@@ -84,6 +83,21 @@ public enum TreeUploader {
             }
         }
         return summary
+    }
+
+    /// The SHA-256 a file's object must have, and its size. A content-addressed file is named by
+    /// it, so its bytes are read once, as they are sent (`S3Client.put` checks them); any other is
+    /// hashed first (they are small).
+    static func promisedDigest(_ file: TreeInventory.File, local: String) throws(ObjectStoreError) -> (sha256: String, size: Int64) {
+        if file.role == .contentAddressed {
+            let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
+            guard let size = FileIO.fileSize(local) else { throw .localFile(path: local, reason: String(cString: strerror(errno))) }
+            return (String(name.prefix(64)), size)
+        }
+        do {
+            let hashed = try SHA256.hash(fileAt: local)
+            return (Hex.encode(hashed.digest), hashed.size)
+        } catch { throw .localFile(path: local, reason: "\(error)") }
     }
 
     static func cacheControl(_ file: TreeInventory.File) -> String {

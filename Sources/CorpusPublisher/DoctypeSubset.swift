@@ -35,6 +35,9 @@ extension IngestHTML {
             } else if b == UInt8(ascii: "[") { break }
             i += 1
         }
+        // A DOCTYPE that never ends (a truncated file, an unclosed quote) has no subset to cut:
+        // the document is left to libxml2 as it is.
+        guard i < bytes.count else { return bytes }
         let subsetStart = i
         i += 1
         while i < bytes.count {

@@ -32,6 +32,9 @@ enum ObjectStoreErrors {
                                hint: "deny anonymous reads of the private prefix in the bucket's policy, and keep it outside --to (docs/operations.md)", kind: .usage)
         case .objectTooLarge:
             return ErrorReport(code: "object-too-large", message: e.description, hint: "split the corpus into smaller ones", kind: .usage)
+        case .contentMismatch:
+            return ErrorReport(code: "tree-file-changed", message: e.description + "; it was not uploaded, nor anything after it",
+                               hint: "restore the file (or publish again into a fresh --out), then upload again", kind: .localIO)
         case .notATree:
             return ErrorReport(code: "not-a-tree", message: e.description, hint: "give the folder corpusd publish --out (or corpusd mirror --out) wrote", kind: .usage)
         }

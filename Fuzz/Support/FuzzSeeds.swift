@@ -1,0 +1,31 @@
+import Foundation
+import CorpusFormat
+
+/// Seed corpora come from the targets themselves, made with the project's own writers and test
+/// fixtures: `scripts/fuzz-seeds.sh` runs each fuzzer with `FUZZ_WRITE_SEEDS=DIR`, and
+/// `LLVMFuzzerInitialize` writes the seeds there and exits before any fuzzing starts.
+enum FuzzSeeds {
+    static func writeIfAsked(_ make: () throws -> [(String, [UInt8])]) {
+        guard let dir = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"], !dir.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let seeds = try make()
+            for (name, bytes) in seeds {
+                try Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/\(name)"))
+            }
+            print("wrote \(seeds.count) seeds to \(dir)")
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("seed generation failed: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}
+
+/// The one signing key every target that verifies signatures trusts; fixed, so seeds signed by
+/// it in one run verify in the next.
+enum FuzzKeys {
+    static let secret: SecretKey = try! SecretKey(keyID: KeyID(bytes: [1, 2, 3, 4, 5, 6, 7, 8]),
+                                                  seed: (0..<32).map { UInt8($0 &* 7 &+ 3) })
+    static var trusted: [PublicKey] { [secret.publicKey] }
+}

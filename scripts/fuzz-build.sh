@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of Fuzz/ (docs/fuzzing.md) into .build/fuzz/bin/.
+#
+# The package's library targets are built by SwiftPM in release mode with libFuzzer's coverage
+# instrumentation and AddressSanitizer (`--sanitize=fuzzer --sanitize=address`) and
+# `-enable-testing` (so targets can reach internal parsers with `@testable import`, as the
+# suite does), in their own build folder: `swift build` and `make test` never see Fuzz/. Then
+# Fuzz/*.swift and Fuzz/Support/*.swift are compiled by swiftc against those modules into one
+# library-style module (`-parse-as-library`, no `main`) and one binary: libFuzzer brings main and
+# calls `LLVMFuzzerTestOneInput` (Fuzz/Support/FuzzMain.swift), which runs the target the binary
+# was started as. bin/<Target> is a hard link to it for every Fuzz/<Target>.swift.
+#
+# Usage: scripts/fuzz-build.sh
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+export PATH=/opt/swift/usr/bin:$PATH
+
+build_path=.build/fuzz
+flags=(-c release --sanitize=fuzzer --sanitize=address -Xswiftc -enable-testing --build-path "$build_path")
+# Every library a target links; SwiftPM builds their dependencies with them.
+libraries=(CorpusFormat CorpusEngine CorpusPublisher CorpusServer CorpusTestSupport)
+for lib in CorpusPublisher CorpusServer CorpusTestSupport; do
+  swift build "${flags[@]}" --target "$lib"
+done
+
+products="$(swift build "${flags[@]}" --show-bin-path)"
+modules="$products/Modules"
+objects=()
+for lib in "${libraries[@]}"; do
+  objects+=("$products/$lib.build"/*.o)
+done
+
+# The C libraries' module maps and link flags, as Package.swift declares them.
+cflags=()
+for c in CSQLite CZip CZlib CCrypto CMicroHTTPD CXML2 COpenBLAS; do
+  cflags+=(-Xcc "-fmodule-map-file=$repo/Sources/$c/module.modulemap")
+done
+for include in $(pkg-config --cflags-only-I libxml-2.0 openblas); do cflags+=(-Xcc "$include"); done
+libs=$(pkg-config --libs sqlite3 libzip zlib libcrypto libmicrohttpd libxml-2.0 openblas)
+
+targets=()
+for f in Fuzz/*.swift; do targets+=("$(basename "$f" .swift)"); done
+
+mkdir -p "$build_path/bin" "$build_path/obj"
+# shellcheck disable=SC2086
+swiftc -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name FuzzTargets \
+  -I "$modules" "${cflags[@]}" -module-cache-path "$build_path/obj/ModuleCache" \
+  Fuzz/*.swift Fuzz/Support/*.swift "${objects[@]}" $libs -o "$build_path/bin/fuzz-targets"
+for t in "${targets[@]}"; do
+  grep -q "\"$t\": (fuzz$t," Fuzz/Support/FuzzMain.swift || { echo "fuzz-build: Fuzz/$t.swift is not in FuzzMain's table" >&2; exit 2; }
+  ln -f "$build_path/bin/fuzz-targets" "$build_path/bin/$t"
+done
+echo "fuzz-build: ${#targets[@]} targets in $build_path/bin/"
