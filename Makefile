@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench eval contract tsan clean fuzz fuzz-smoke
+.PHONY: bootstrap build release test demo bench eval contract tsan clean fuzz fuzz-smoke soak
 
 # Seconds each fuzz target runs in `make fuzz` (docs/fuzzing.md); CI's smoke in `make test` runs 10.
 FUZZ_SECONDS ?= 60
@@ -31,6 +31,12 @@ bench: release
 
 demo: release
 	scripts/demo.sh
+
+# The soak with faults (docs/soak.md); not part of `make test`. SOAK_MINUTES=5 SOAK_CLIENTS=10 for a short run.
+SOAK_MINUTES ?= 30
+SOAK_CLIENTS ?= 50
+soak: release
+	/usr/bin/python3 scripts/soak.py --minutes $(SOAK_MINUTES) --clients $(SOAK_CLIENTS) --bin "$$(swift build -c release --show-bin-path)"
 
 eval: bootstrap
 	scripts/eval.sh
