@@ -231,6 +231,11 @@ public final class CorpusLibrary: Sendable {
 public struct SearchReport: Sendable {
     public var hits: [Hit]
     public var skipped: [SkippedCorpus]
+
+    public init(hits: [Hit], skipped: [SkippedCorpus]) {
+        self.hits = hits
+        self.skipped = skipped
+    }
 }
 
 /// A selected corpus a search skipped (`remote/id`), with why: it does not open or read.

@@ -10,8 +10,9 @@ enum ServeCommand: ServerCommand {
     static let threads = Option.value("--threads", "N", "worker threads (default: CPUs, at most 4)")
     static let metricsListen = Option.value("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
     static let metricsTokenFile = Option.value("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
+    static let search = Option.value("--search", "HOME", "also answer GET /v1/search over the corpora of this tree installed in HOME (a corpus home folder)")
     static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
-                                  positionals: .exactly("PUBLIC_DIR"), options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile])
+                                  positionals: .exactly("PUBLIC_DIR"), options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, search])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let root = cmd.positionals[0]
@@ -27,6 +28,13 @@ enum ServeCommand: ServerCommand {
             config.threads = n
         }
         config.metrics = try metricsAccess(cmd)
+        if let home = cmd.value(Self.search) {
+            guard FileManager.default.fileExists(atPath: home + "/corpora") else {
+                throw ErrorReport(code: "not-found", message: "\(home) holds no installed corpora to search",
+                                  hint: "install the tree's corpora there first: corpus --home \(home) install ID", kind: .notFound)
+            }
+            config.search = EngineSearchBackend(home: home)
+        }
         if !console.quiet && !console.json {
             config.accessLog = { entry in console.err(entry.description) }
         }

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The wire shape of a search: what `corpus search --json` prints and `GET /v1/search` answers
+/// (docs/cli.md), one type so the two cannot drift apart. The remote retriever decodes it.
+public struct SearchResponse: Codable, Sendable, Equatable {
+    /// `{"code", "message", "hint"}` of a corpus the search skipped.
+    public struct Refusal: Codable, Sendable, Equatable {
+        public var code, message, hint: String
+        public init(code: String, message: String, hint: String) {
+            self.code = code
+            self.message = message
+            self.hint = hint
+        }
+    }
+
+    public struct Skipped: Codable, Sendable, Equatable {
+        public var corpus: String
+        public var error: Refusal
+        public init(corpus: String, error: Refusal) {
+            self.corpus = corpus
+            self.error = error
+        }
+    }
+
+    public struct Entry: Codable, Sendable, Equatable {
+        /// Both ranks are always present, `null` when that channel did not find the passage.
+        public struct Ranks: Codable, Sendable, Equatable {
+            public var lexical: Int?
+            public var vector: Int?
+
+            public init(lexical: Int?, vector: Int?) {
+                self.lexical = lexical
+                self.vector = vector
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                if let lexical { try c.encode(lexical, forKey: .lexical) } else { try c.encodeNil(forKey: .lexical) }
+                if let vector { try c.encode(vector, forKey: .vector) } else { try c.encodeNil(forKey: .vector) }
+            }
+        }
+
+        public var corpus, catalog, version, document, title, section, text, snippet: String
+        public var score: Double
+        public var passage: String
+        public var ranks: Ranks
+        /// Where the hit came from: `local`, or `remote:NAME` for a remote search; absent in the
+        /// server's own answer (it is local there).
+        public var origin: String?
+
+        public init(_ h: Hit, origin: String? = nil) {
+            corpus = h.corpus
+            catalog = h.remote
+            version = h.version
+            document = h.document
+            title = h.documentTitle
+            section = h.section
+            text = h.text
+            snippet = h.snippet
+            score = h.score
+            passage = h.passageID
+            ranks = Ranks(lexical: h.lexicalRank, vector: h.vectorRank)
+            self.origin = origin
+        }
+
+        /// The hit this entry describes, as found in catalog `remote` (a remote search names the
+        /// catalog the client knows, not the server's own name for it).
+        public func hit(remote: String? = nil) -> Hit {
+            Hit(corpus: corpus, remote: remote ?? catalog, version: version, passageID: passage, document: document,
+                documentTitle: title, section: section, text: text, snippet: snippet, score: score,
+                lexicalRank: ranks.lexical, vectorRank: ranks.vector)
+        }
+    }
+
+    public var query: String
+    public var tookMs: Int
+    public var skipped: [Skipped]
+    public var hits: [Entry]
+
+    public init(query: String, tookMs: Int, skipped: [Skipped], hits: [Entry]) {
+        self.query = query
+        self.tookMs = tookMs
+        self.skipped = skipped
+        self.hits = hits
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case query, skipped, hits
+        case tookMs = "took_ms"
+    }
+
+    /// Compact JSON with sorted keys: the same bytes for the same search wherever it is encoded.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
