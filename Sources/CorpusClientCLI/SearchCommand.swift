@@ -10,8 +10,14 @@ struct SearchCommand: ClientCommand {
     static let k = Option.value("-k", "N", "number of results (default 10)")
     static let lexicalOnly = Option.flag("--lexical-only", "skip the vector channel")
     static let remote = Option.value("--remote", "NAME", "search this remote's search server instead of the installed corpora")
+    static let exact = Option.flag("--exact", "find QUERY as a literal phrase (installed corpora)")
+    static let since = Option.value("--since", "TIME", "only passages timestamped at or after TIME (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
+    static let until = Option.value("--until", "TIME", "only passages timestamped at or before TIME")
+    static let budget = Option.value("--budget", "TOKENS", "also give the passages that fit TOKENS WordPiece tokens, in rank order")
+    static let extract = Option.flag("--extract", "also give the most relevant sentences of the top passages, with citations")
     static let spec = CommandSpec(["search"], "search every installed corpus (or a remote's search server)",
-                                  positionals: .words("QUERY", count: 1...100), options: [corpus, k, lexicalOnly, remote])
+                                  positionals: .words("QUERY", count: 1...100),
+                                  options: [corpus, k, lexicalOnly, remote, exact, since, until, budget, extract])
 
     let context: ClientContext
 
@@ -24,6 +30,8 @@ struct SearchCommand: ClientCommand {
         }
         options.corpora = cmd.values(Self.corpus)
         options.lexicalOnly = cmd.has(Self.lexicalOnly)
+        options.timeWindow = try timeWindow()
+        let budget = try contextBudget()
         let retriever = try chooseRetriever(query, options: options)
         let library = CorpusLibrary(home: home.root)
         // Each corpus is searched with the embedder its manifest names: the hashing embedder, or the
@@ -38,17 +46,23 @@ struct SearchCommand: ClientCommand {
             }
         }
         let start = Date()
-        let searched = try await retriever.search(query, options: options)
+        let searched = cmd.has(Self.exact) ? try await CorpusLibrary(home: home.root).findExact(query, options: options)
+            : try await retriever.search(query, options: options)
         let hits = searched.hits
         let ms = Int(Date().timeIntervalSince(start) * 1000)
         let skipped = searched.skipped.map { s -> (name: String, report: ErrorReport) in
             let r = ClientErrors.report(s.error)
             return (s.name, ErrorReport(code: r.code, message: r.message, hint: RepairHint.repair(s.name), kind: r.kind))
         }
+        var response = SearchResponse(query: query, tookMs: ms,
+                                      skipped: skipped.map { .init(corpus: $0.name, error: .init(code: $0.report.code, message: $0.report.message, hint: $0.report.hint)) },
+                                      hits: hits.map { .init($0, origin: retriever.origin) })
+        if let (tokens, fitter) = budget {
+            response.context = SearchResponse.Context(budget: tokens, fitted: fitter.fit(hits, budget: tokens), overhead: fitter.perPassageOverhead)
+        }
+        if cmd.has(Self.extract) { response.answer = ExtractiveAnswer.extract(query, from: hits).map(SearchResponse.AnswerSentence.init) }
         if console.json {
-            console.emit(SearchResponse(query: query, tookMs: ms,
-                                        skipped: skipped.map { .init(corpus: $0.name, error: .init(code: $0.report.code, message: $0.report.message, hint: $0.report.hint)) },
-                                        hits: hits.map { .init($0, origin: retriever.origin) }))
+            console.emit(response)
             return 0
         }
         for s in skipped { console.err("note: skipped \(s.name): \(s.report.message) (\(s.report.hint))") }
@@ -64,6 +78,7 @@ struct SearchCommand: ClientCommand {
             console.out("   \(TerminalText.sanitizeLine(h.snippet.isEmpty ? String(h.text.prefix(200)) : h.snippet))")
         }
         console.info("\(hits.count) result\(hits.count == 1 ? "" : "s")\(from) in \(ms) ms")
+        printExtras(response)
         return 0
     }
 
@@ -71,7 +86,11 @@ struct SearchCommand: ClientCommand {
     /// configured (the first by name): then that remote's search server.
     func chooseRetriever(_ query: String, options: SearchOptions) throws -> any Retriever {
         let name = cmd.value(Self.remote)
-        if name == nil, !client.installed().isEmpty { return LocalRetriever(library: CorpusLibrary(home: home.root)) }
+        let localOnly = cmd.has(Self.exact) || options.timeWindow != nil
+        if localOnly, let name {
+            throw UsageError.invalidValue(option: Self.remote.name, value: name, expected: "given with --exact, --since or --until (they search installed corpora only)")
+        }
+        if localOnly || (name == nil && !client.installed().isEmpty) { return LocalRetriever(library: CorpusLibrary(home: home.root)) }
         let remotes = (try? client.config().remotes) ?? []
         guard let remote = name.map({ n in remotes.first { $0.name == n } }) ?? remotes.min(by: { $0.name < $1.name }) else {
             if let name { throw SyncError.notFound(file: "remote \(name) (corpus remote add NAME URL --trust PUB adds one)") }

@@ -144,21 +144,34 @@ public final class CorpusLibrary: Sendable {
         let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
+            // A time window keeps only its passages; each channel then looks deeper so that its
+            // best `depth` inside the window are found (vectors: every row).
+            var window: Set<Int32>?
+            if let w = options.timeWindow {
+                do { window = try corpus.rows(in: w) } catch {
+                    skipped.append(SkippedCorpus(name: corpus.name, error: error))
+                    continue
+                }
+                if window!.isEmpty { continue }
+            }
             if lexicalDepth > 0 {
                 // A pack that opened but cannot be read (corrupt pages) skips its corpus, not the search.
-                let lexical: [(row: Int32, stage: Int)]
+                var lexical: [(row: Int32, stage: Int)]
                 do {
-                    lexical = try corpus.lexicalSearchStaged(tokens: tokens, limit: lexicalDepth)
+                    lexical = try corpus.lexicalSearchStaged(tokens: tokens, limit: window == nil ? lexicalDepth : max(lexicalDepth * 20, 1000))
                 } catch {
                     skipped.append(SkippedCorpus(name: corpus.name, error: error))
                     continue
                 }
+                if let window { lexical = Array(lexical.filter { window.contains($0.row) }.prefix(lexicalDepth)) }
                 for (i, hit) in lexical.enumerated() {
                     lexicalHits.append((key: PassageKey(corpus: c, row: hit.row), stage: hit.stage, rank: i + 1))
                 }
             }
             if let key = vectorKey[c], let queryVector = queryVectors[key], (options.vectorDepth ?? 1) > 0 {
-                let nearest = corpus.vectors.nearest(to: queryVector, limit: options.vectorDepth ?? options.perChannelDepth)
+                let depth = options.vectorDepth ?? options.perChannelDepth
+                var nearest = corpus.vectors.nearest(to: queryVector, limit: window == nil ? depth : corpus.vectors.rows)
+                if let window { nearest = Array(nearest.filter { window.contains($0.row) }.prefix(depth)) }
                 nearestByEmbedder[key, default: []] += nearest.map { (key: PassageKey(corpus: c, row: $0.row), score: $0.score) }
             }
         }

@@ -181,6 +181,16 @@ public final class InstalledCorpus: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on this corpus's read-only database under its mutex, SQLite errors named for
+    /// the corpus: for queries of their own (exact phrases, time windows) beside the prepared ones.
+    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try connection.withLock { try body($0.db) }
+        } catch let e as SQLiteError {
+            throw EngineError.sqlite(corpus: name, e)
+        }
+    }
+
     /// What a hit shows about one passage.
     public struct PassageDetail: Sendable, Hashable {
         public var passageID: String

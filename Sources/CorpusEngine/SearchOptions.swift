@@ -18,6 +18,8 @@ public struct SearchOptions: Sendable, Hashable {
     public var vectorDepth: Int?
     /// Weighted RRF: each channel's contributions are multiplied by its weight (default 1).
     public var channelWeights: [Channel: Double] = [:]
+    /// Only passages whose timestamp is in this window (`--since`/`--until`, `TimeWindow`).
+    public var timeWindow: TimeWindow?
 
     public init(k: Int = 10, perChannelDepth: Int = 50, corpora: [String] = [], lexicalOnly: Bool = false,
                 lexicalOnlyCorpora: Set<String> = [], rrfK: Int = ReciprocalRankFusion.defaultK) {

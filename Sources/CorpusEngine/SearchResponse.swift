@@ -72,10 +72,53 @@ public struct SearchResponse: Codable, Sendable, Equatable {
         }
     }
 
+    /// `--budget`: the passages that fit, in rank order (`ContextBudget`).
+    public struct Context: Codable, Sendable, Equatable {
+        public struct Passage: Codable, Sendable, Equatable {
+            public var corpus, document, section, passage, text: String
+            public var tokens: Int
+            public var trimmed: Bool
+        }
+
+        public var budget: Int
+        public var used: Int
+        public var passages: [Passage]
+
+        public init(budget: Int, fitted: [ContextBudget.Passage], overhead: Int) {
+            self.budget = budget
+            used = fitted.reduce(0) { $0 + $1.tokens + overhead }
+            passages = fitted.map {
+                Passage(corpus: $0.hit.corpus, document: $0.hit.document, section: $0.hit.section, passage: $0.hit.passageID,
+                        text: $0.text, tokens: $0.tokens, trimmed: $0.trimmed)
+            }
+        }
+    }
+
+    /// `--extract`: sentences of the top passages, each with its citation.
+    public struct AnswerSentence: Codable, Sendable, Equatable {
+        public var text: String
+        public var score: Double
+        public var corpus, document, section, passage: String
+        /// The rank of the hit it was taken from.
+        public var hit: Int
+
+        public init(_ s: ExtractiveAnswer.Sentence) {
+            text = s.text
+            score = s.score
+            corpus = s.hit.corpus
+            document = s.hit.document
+            section = s.hit.section
+            passage = s.hit.passageID
+            hit = s.rank
+        }
+    }
+
     public var query: String
     public var tookMs: Int
     public var skipped: [Skipped]
     public var hits: [Entry]
+    public var context: Context?
+    public var answer: [AnswerSentence]?
 
     public init(query: String, tookMs: Int, skipped: [Skipped], hits: [Entry]) {
         self.query = query
@@ -85,7 +128,7 @@ public struct SearchResponse: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case query, skipped, hits
+        case query, skipped, hits, context, answer
         case tookMs = "took_ms"
     }
 
