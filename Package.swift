@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
         .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CMicroHTTPD"]),
         .target(name: "CorpusMirror", dependencies: ["CorpusFormat", "CorpusSync"]),
+        // S3-compatible object storage: requests signed by libcurl (CURLOPT_AWS_SIGV4) and the
+        // upload of a published tree in the order its readers rely on.
+        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CCurl"]),
         // The command line: a kit both executables share, then each executable's commands. The
         // client's never reach the server or publisher, so `corpus` links neither libmicrohttpd
         // nor libxml2. Every module a CLI module imports is listed (CorpusFormat's values; for
@@ -42,7 +45,7 @@ let package = Package(
         // not left to come along with another dependency.
         .target(name: "CorpusCLIKit", dependencies: ["CorpusFormat"]),
         .target(name: "CorpusClientCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusSync", "CorpusEngine"]),
-        .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync"]),
+        .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync", "CorpusObjectStore"]),
         .executableTarget(name: "corpus", dependencies: ["CorpusClientCLI", "CorpusSync"]),
         .executableTarget(name: "corpusd", dependencies: ["CorpusServerCLI"]),
         .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher"], path: "Benchmarks/corpus-bench"),
@@ -55,6 +58,7 @@ let package = Package(
         .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
         // The upstream of the mirror tests is a real `HTTPServer`, hence CorpusServer.
         .testTarget(name: "CorpusMirrorTests", dependencies: ["CorpusMirror", "CorpusServer", "CorpusSync", "CorpusTestSupport"]),
+        .testTarget(name: "CorpusObjectStoreTests", dependencies: ["CorpusObjectStore", "CorpusFormat", "CorpusTestSupport"]),
         .testTarget(name: "CorpusCLITests", dependencies: ["CorpusCLIKit", "CorpusClientCLI", "CorpusServerCLI", "CorpusFormat", "CorpusEngine",
                                                            "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusTestSupport"]),

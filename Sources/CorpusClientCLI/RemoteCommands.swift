@@ -7,9 +7,10 @@ import CorpusSync
 /// `corpus remote add|list|remove`: the catalogs this home knows and the keys pinned for them.
 struct RemoteAddCommand: ClientCommand {
     static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
+    static let storage = Option.repeatable("--storage", "ORIGIN", "an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there")
     static let trust = Option.value("--trust", "PUB", "the catalog's root public key (minisign .pub file)")
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
-                                  positionals: .exactly("NAME", "URL"), options: [mirror, trust], required: [trust])
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust], required: [trust])
 
     let context: ClientContext
 
@@ -17,7 +18,7 @@ struct RemoteAddCommand: ClientCommand {
         let name = cmd.positionals[0], url = cmd.positionals[1]
         let keyPath = cmd.required(Self.trust)
         let key = try PublicKey(contentsOf: keyPath)
-        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), trust: key)
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), trust: key)
         if console.json {
             console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: key.keyID.description)))
         } else {

@@ -36,6 +36,8 @@ public struct MirrorUpdater: Sendable {
     public var httpConfiguration: HTTPClientConfiguration
     /// The clock expiry is judged against.
     public var now: @Sendable () -> Date
+    /// Storage origins the upstream may redirect a token-carrying download to (`Remote.storage`).
+    public var storageOrigins: [String] = []
 
     public init(upstream: String, directory: String, trustedKey: PublicKey, token: String? = nil,
                 retry: RetryPolicy = RetryPolicy(), httpConfiguration: HTTPClientConfiguration = HTTPClientConfiguration(),
@@ -70,7 +72,7 @@ public struct MirrorUpdater: Sendable {
     private func update(_ mirror: MirrorDirectory, progress: @escaping @Sendable (MirrorProgress) -> Void) async throws -> MirrorSummary {
         let client: HTTPClient
         do { client = try HTTPClient(configuration: httpConfiguration) } catch { throw SyncError.network(after: 0, last: .network(reason: "\(error)")) }
-        let source = Source(baseURL: upstream, isOrigin: true)
+        let source = Source(baseURL: upstream, isOrigin: true, storageOrigins: storageOrigins)
 
         // 1. Verify the upstream's metadata, then judge it against what the mirror holds.
         let up = try await MirrorUpstream(source: source, client: client, retry: retry, pinned: trustedKey).fetch()

@@ -46,6 +46,7 @@ struct HTTPHeaderName: Hashable, Sendable, CustomStringConvertible {
     static let contentType = HTTPHeaderName("Content-Type")
     static let etag = HTTPHeaderName("ETag")
     static let lastModified = HTTPHeaderName("Last-Modified")
+    static let location = HTTPHeaderName("Location")
     static let vary = HTTPHeaderName("Vary")
     static let wwwAuthenticate = HTTPHeaderName("WWW-Authenticate")
     static let xContentTypeOptions = HTTPHeaderName("X-Content-Type-Options")

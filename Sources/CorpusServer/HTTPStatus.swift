@@ -12,6 +12,7 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     static let ok = HTTPStatus(200, "OK")
     static let noContent = HTTPStatus(204, "No Content")
     static let partialContent = HTTPStatus(206, "Partial Content")
+    static let found = HTTPStatus(302, "Found")
     static let notModified = HTTPStatus(304, "Not Modified")
     static let badRequest = HTTPStatus(400, "Bad Request")
     static let unauthorized = HTTPStatus(401, "Unauthorized")
@@ -23,7 +24,7 @@ struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     static let internalServerError = HTTPStatus(500, "Internal Server Error")
 
     /// Every status the handler answers with.
-    static let all: [HTTPStatus] = [.ok, .noContent, .partialContent, .notModified, .badRequest, .unauthorized, .forbidden,
+    static let all: [HTTPStatus] = [.ok, .noContent, .partialContent, .found, .notModified, .badRequest, .unauthorized, .forbidden,
                                     .notFound, .methodNotAllowed, .preconditionFailed, .rangeNotSatisfiable, .internalServerError]
 
     /// `404 Not Found`.

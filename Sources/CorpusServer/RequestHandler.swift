@@ -80,9 +80,11 @@ final class RequestHandler: Sendable {
     let metrics: ServerMetrics
     let inlineLimit: Int64
     let routes: Routes
+    let storageRedirect: StorageRedirect?
 
     init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0,
-         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener))) {
+         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener)), storageRedirect: StorageRedirect? = nil) {
+        self.storageRedirect = storageRedirect
         self.tree = tree
         self.gate = gate
         self.metrics = metrics
@@ -157,7 +159,11 @@ final class RequestHandler: Sendable {
         case []:
             return serveFile(["index.html"], req, gated: false)
         default:
-            switch gate.decide(target.segments, authorization: req.header(.authorization)) {
+            let decision = gate.decide(target.segments, authorization: req.header(.authorization))
+            if let storageRedirect, StorageRedirect.redirects(target.segments), decision == .open || decision == .granted {
+                return storageRedirect.response(target.segments, granted: decision == .granted)
+            }
+            switch decision {
             case .open: return serveFile(target.segments, req, gated: false)
             case .granted: return serveFile(target.segments, req, gated: true)
             case .unlisted: return .refusal(.notFound, "not found")

@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var catalogCheckInterval: Duration = .seconds(1)
     /// Answers `GET /v1/search` when set (`corpusd serve --search`); nil answers 404 there.
     public var search: (any SearchBackend)?
+    /// Gate-only: content-addressed files are never served but redirected (entitled ones to a
+    /// presigned URL of the private location); nil serves them from the tree.
+    public var storageRedirect: StorageRedirect?
     /// Receives one entry per finished request. Called on server threads; must be thread-safe.
     public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
 

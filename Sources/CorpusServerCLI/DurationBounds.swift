@@ -1,10 +1,14 @@
 import Foundation
 import CorpusCLIKit
 import CorpusPublisher
+import CorpusServer
 
 /// The durations `corpusd` accepts.
 extension DurationOption {
     static let catalogExpiry = DurationOption(range: TreePublisher.expiryRange, examples: "12h, 30d or 2w")
     /// Tokens cannot be revoked, only expire: at most three years, at least a minute.
+    /// A presigned URL is a credential for its object until it expires: minutes, not hours.
+    static let presignExpiry = DurationOption(range: TimeInterval(StorageRedirect.expiryRange.lowerBound)...TimeInterval(StorageRedirect.expiryRange.upperBound),
+                                              examples: "90s, 5m or 15m")
     static let tokenLifetime = DurationOption(range: 60...(1096 * 86400), examples: "90s, 12h, 30d or 2w")
 }

@@ -3,14 +3,16 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusSync
 import CorpusMirror
+import CorpusObjectStore
 
-/// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN]`
+/// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN] [--to s3://… --endpoint URL [--private s3://…]]`
 enum MirrorCommand: ServerCommand {
     static let out = Option.value("--out", "DIR", "the mirror's folder (created if missing)")
     static let trust = Option.value("--trust", "PUB", "the upstream's root public key (minisign .pub file)")
     static let token = Option.value("--token", "TOKEN", "entitlement token, sent to the upstream only, to mirror entitled corpora too (or CORPUS_TOKEN)")
     static let spec = CommandSpec(["mirror"], "copy a published tree into DIR, verified against PUB, ready for corpusd serve or nginx; run again to update",
-                                  positionals: .exactly("UPSTREAM_URL"), options: [out, trust, token], required: [out, trust])
+                                  positionals: .exactly("UPSTREAM_URL"), options: [out, trust, token] + ObjectStoreOptions.uploadOptions,
+                                  required: [out, trust])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let env = CommandEnvironment(ProcessInfo.processInfo.environment)
@@ -22,14 +24,20 @@ enum MirrorCommand: ServerCommand {
         let key = try PublicKey(contentsOf: cmd.required(Self.trust))
         let token = cmd.value(Self.token) ?? env.token
         let out = cmd.required(Self.out)
+        let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
         let updater = MirrorUpdater(upstream: upstream, directory: out, trustedKey: key, token: token,
                                     retry: RetryPolicy().scaled(by: env.retryScale))
         let drawer = MirrorProgressLines(console: console)
         let s = try await updater.run(progress: drawer.handle)
         let c = s.catalog
+        // What the mirror verified and wrote to DIR is what goes to the bucket, in readers' order.
+        let upload = try target.map { try $0.upload(tree: out, console: console, retryScale: env.retryScale) }
         if console.json {
-            console.emit(Result(s))
+            console.emit(Result(s, upload: both(upload, target).map(UploadResult.init)))
             return
+        }
+        if let upload, let target {
+            console.info("uploaded to \(target.publicLocation): \(upload.uploaded.count) object(s) (\(ByteFormat.size(upload.uploadedBytes))), \(upload.present.count) already there, \(upload.deleted.count) deleted")
         }
         let was = s.previousVersion.map { $0 == c.version ? " (unchanged)" : " (was version \($0))" } ?? " (new mirror)"
         console.info("mirrored catalog \(c.id) version \(c.version)\(was) into \(out), expires \(c.expires)")
@@ -51,15 +59,18 @@ enum MirrorCommand: ServerCommand {
         let present: [String]
         let skippedEntitled: [String]
         let removed: [String]
+        /// Only with `--to`.
+        let upload: UploadResult?
 
         enum CodingKeys: String, CodingKey {
-            case catalog, version, expires, fetched, present, removed
+            case catalog, version, expires, fetched, present, removed, upload
             case previousVersion = "previous_version"
             case fetchedBytes = "fetched_bytes"
             case skippedEntitled = "skipped_entitled"
         }
 
-        init(_ s: MirrorSummary) {
+        init(_ s: MirrorSummary, upload: UploadResult? = nil) {
+            self.upload = upload
             catalog = s.catalog.id
             version = s.catalog.version
             previousVersion = Nullable(s.previousVersion)

@@ -2,29 +2,39 @@ import Foundation
 import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
+import CorpusObjectStore
 
-/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION]`
+/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION] [--to s3://… --endpoint URL [--private s3://…]]`
 enum PublishCommand: ServerCommand {
     static let out = Option.value("--out", "PUBLIC_DIR", "the static tree to write (created if missing)")
     static let key = Option.value("--key", "KEY", "the tree's current root secret key")
     static let expires = Option.value("--expires", "DURATION", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires], required: [out, key])
+                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires] + ObjectStoreOptions.uploadOptions,
+                                  required: [out, key])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
         let expires = try cmd.value(Self.expires).map { try DurationOption.catalogExpiry.parse($0, of: Self.expires) } ?? TreePublisher.defaultExpiry
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         let out = cmd.required(Self.out)
+        let env = ProcessInfo.processInfo.environment
+        // Every mistake in the object-storage options is refused before anything is built.
+        let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env)
         let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires) { step in
             draw(step, console)
         }
         let c = summary.catalog
+        // The local tree is complete first: it is what the bucket is made to match.
+        let upload = try target.map { try $0.upload(tree: out, console: console, retryScale: CommandEnvironment(env).retryScale) }
         if console.json {
-            console.emit(Published(summary))
+            console.emit(Published(summary, upload: both(upload, target).map(UploadResult.init)))
         } else {
             if summary.createdRootKey { console.info("created root key 1 (\(key.keyID)): \(out)/keys/root-1.json, \(out)/keys/root.pub") }
             for r in summary.removed { console.info("removed unreferenced \(r)") }
             console.info("published catalog \(c.id) version \(c.version) (\(c.corpora.count) corpora, \(summary.built.count) built, \(summary.reused.count) unchanged), expires \(c.expires)")
+            if let upload, let target {
+                console.info("uploaded to \(target.publicLocation): \(upload.uploaded.count) object(s) (\(ByteFormat.size(upload.uploadedBytes))), \(upload.present.count) already there, \(upload.deleted.count) deleted")
+            }
         }
     }
 
@@ -49,7 +59,7 @@ enum PublishCommand: ServerCommand {
         }
     }
 
-    /// `{"catalog", "version", "expires", "root_version", "built", "reused", "removed", "warnings", "corpora"}`
+    /// `{"catalog", "version", "expires", "root_version", "built", "reused", "removed", "warnings", "corpora", "upload"?}`
     struct Published: Encodable {
         struct Corpus: Encodable {
             let id: String
@@ -67,13 +77,16 @@ enum PublishCommand: ServerCommand {
         let removed: [String]
         let warnings: [WarningEntry]
         let corpora: [Corpus]
+        /// Only with `--to`.
+        let upload: UploadResult?
 
         enum CodingKeys: String, CodingKey {
-            case catalog, version, expires, built, reused, removed, warnings, corpora
+            case catalog, version, expires, built, reused, removed, warnings, corpora, upload
             case rootVersion = "root_version"
         }
 
-        init(_ summary: PublishSummary) {
+        init(_ summary: PublishSummary, upload: UploadResult? = nil) {
+            self.upload = upload
             let c = summary.catalog
             catalog = c.id
             version = c.version

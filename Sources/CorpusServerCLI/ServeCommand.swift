@@ -2,6 +2,7 @@ import Foundation
 import CorpusCLIKit
 import CorpusFormat
 import CorpusServer
+import CorpusObjectStore
 
 /// `corpusd serve PUBLIC_DIR`, its options in `spec` (the usage line is generated from them)
 enum ServeCommand: ServerCommand {
@@ -11,8 +12,13 @@ enum ServeCommand: ServerCommand {
     static let metricsListen = Option.value("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
     static let metricsTokenFile = Option.value("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
     static let search = Option.value("--search", "HOME", "also answer GET /v1/search over the corpora of this tree installed in HOME (a corpus home folder)")
+    static let gateOnly = Option.flag("--gate-only", "serve catalogs and keys but redirect downloads: entitled ones (token checked) to presigned URLs of --private, free ones to --public-url")
+    static let publicURL = Option.value("--public-url", "URL", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
+    static let presignExpires = Option.value("--presign-expires", "DURATION", "with --gate-only: how long a presigned URL is good, \(DurationOption.presignExpiry.bounds) (default: 5m)")
     static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
-                                  positionals: .exactly("PUBLIC_DIR"), options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, search])
+                                  positionals: .exactly("PUBLIC_DIR"),
+                                  options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, gateOnly, ObjectStoreOptions.privateLocation,
+                                            ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires, search])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let root = cmd.positionals[0]
@@ -35,9 +41,12 @@ enum ServeCommand: ServerCommand {
             }
             config.search = EngineSearchBackend(home: home)
         }
-        if !console.quiet && !console.json {
-            config.accessLog = { entry in console.err(entry.description) }
-        }
+        config.storageRedirect = try storageRedirect(cmd)
+        // Lines are printable ASCII already (AccessLogEntry escapes the rest), so they bypass the
+        // console's sanitising and go out in batches, off the request path.
+        let accessLog = (!console.quiet && !console.json) ? AccessLogWriter() : nil
+        if let accessLog { config.accessLog = { accessLog.append($0) } }
+        defer { accessLog?.close() }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDir), isDir.boolValue else {
             throw ErrorReport(code: "not-found", message: "\(root) is not a folder", hint: "give the folder `corpusd publish --out` wrote", kind: .notFound)
@@ -81,6 +90,30 @@ enum ServeCommand: ServerCommand {
 }
 
 extension ServeCommand {
+    /// `--gate-only` with `--private`, `--endpoint`, `--public-url` (and the credentials the
+    /// environment names); any of those without `--gate-only` is a mistake.
+    static func storageRedirect(_ cmd: ParsedCommand) throws -> StorageRedirect? {
+        let storageOptions = [ObjectStoreOptions.privateLocation, ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires]
+        guard cmd.has(gateOnly) else {
+            if let given = storageOptions.first(where: cmd.has) {
+                throw UsageError.invalidValue(option: given.name, value: cmd.value(given) ?? "", expected: "to be given with --gate-only")
+            }
+            return nil
+        }
+        guard let privateText = cmd.value(ObjectStoreOptions.privateLocation) else {
+            throw UsageError.invalidValue(option: ObjectStoreOptions.privateLocation.name, value: "", expected: "the private location (required with --gate-only)")
+        }
+        guard let base = cmd.value(publicURL), let scheme = URLComponents(string: base)?.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", URLComponents(string: base)?.host?.isEmpty == false else {
+            throw UsageError.invalidValue(option: publicURL.name, value: cmd.value(publicURL) ?? "", expected: "the http(s) base URL of the public tree (required with --gate-only)")
+        }
+        let privateLocation = try ObjectStoreOptions.location(privateText, option: ObjectStoreOptions.privateLocation)
+        let expiry = try cmd.value(presignExpires).map { try DurationOption.presignExpiry.parse($0, of: presignExpires) } ?? 300
+        let (endpoint, credentials) = try ObjectStoreOptions.service(cmd, environment: ProcessInfo.processInfo.environment)
+        return StorageRedirect(presigner: SigV4Presigner(credentials: credentials, endpoint: endpoint), privateLocation: privateLocation,
+                               publicBase: base, expiry: Int(expiry))
+    }
+
     /// `--metrics-listen` and `--metrics-token-file`; nil leaves the default (`MetricsAccess.default`).
     static func metricsAccess(_ cmd: ParsedCommand) throws -> MetricsAccess? {
         let token = try cmd.value(Self.metricsTokenFile).map(readMetricsToken)

@@ -1,6 +1,8 @@
 import CorpusCLIKit
 import CorpusEngine
 import CorpusMirror
+import CorpusObjectStore
+import CorpusFormat
 import CorpusPublisher
 import CorpusServer
 import CorpusSync
@@ -22,6 +24,10 @@ enum ServerErrors {
         case let e as ServerError:
             // The root was checked before: what fails here is taking the listen address.
             return ErrorReport(code: "listen", message: e.description, hint: "choose another --listen address or stop what uses it", kind: .localIO)
+        case let e as ObjectStoreError:
+            return ObjectStoreErrors.report(e)
+        case let e as S3ConfigurationError:
+            return ObjectStoreErrors.report(e)
         case let e as SQLiteError:
             return ErrorReport(code: "sqlite", message: e.description, hint: "check the output folder's free space and permissions", kind: .localIO)
         default:

@@ -34,8 +34,8 @@ public struct CorpusClient: Sendable {
     public func config() throws -> ClientConfig { try ClientConfig.load(home) }
 
     /// Pins a catalog's root key. No network: the first fetch verifies against the pinned key.
-    public func addRemote(name: String, url: String, mirrors: [String], trust: PublicKey) throws -> Remote {
-        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, trust: trust)
+    public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], trust: PublicKey) throws -> Remote {
+        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust)
     }
 
     public func removeRemote(name: String) throws {

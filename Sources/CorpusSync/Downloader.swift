@@ -125,7 +125,7 @@ public struct Downloader: Sendable {
         }
         let resumedFrom = file.size
         let request = HTTPRequest(url: url, headers: Self.resumeHeaders(from: resumedFrom, url: url, metaPath: metaPath),
-                                  bearerToken: token, maxBodyBytes: ref.size)
+                                  bearerToken: token, maxBodyBytes: ref.size, storageOrigins: source.storageOrigins)
         let report = TransferReport(progress, total: ref.size, source: source.baseURL, interval: progressInterval)
 
         // HTTPClient caps the body at the whole size (a 200 may answer the range request);

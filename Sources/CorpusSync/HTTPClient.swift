@@ -82,7 +82,10 @@ public final class HTTPClient: @unchecked Sendable {
                     guard hops <= configuration.maxRedirects else {
                         throw TransportError.redirectRefused(reason: "more than \(configuration.maxRedirects) redirects")
                     }
-                    _ = try RedirectPolicy.check(from: url, to: target)
+                    let to = try RedirectPolicy.check(from: url, to: target)
+                    if request.bearerToken != nil {
+                        try RedirectPolicy.checkTokenRedirect(to: to, tokenOrigin: tokenOrigin, storage: request.storageOrigins)
+                    }
                     url = target
                 }
             }

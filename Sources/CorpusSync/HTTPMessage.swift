@@ -10,9 +10,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var bearerToken: String?
     /// The most body bytes to accept; one more aborts the transfer with `TransportError.tooLarge`.
     public var maxBodyBytes: Int64
+    /// Origins (`RedirectPolicy.Origin.text`) a request carrying `bearerToken` may be redirected
+    /// to, without the token; a redirect of such a request to any other origin is refused.
+    public var storageOrigins: [String]
 
-    public init(url: String, headers: [String: String] = [:], bearerToken: String? = nil, maxBodyBytes: Int64) {
+    public init(url: String, headers: [String: String] = [:], bearerToken: String? = nil, maxBodyBytes: Int64, storageOrigins: [String] = []) {
         self.url = url
+        self.storageOrigins = storageOrigins
         self.headers = headers.filter { $0.key.lowercased() != "authorization" }
         self.bearerToken = bearerToken
         self.maxBodyBytes = maxBodyBytes

@@ -10,6 +10,9 @@ enum RedirectPolicy {
         var scheme: String
         var host: String
         var port: Int
+
+        /// `scheme://host:port`, the port always spelled, so two spellings of one origin compare equal.
+        var text: String { "\(scheme)://\(host):\(port)" }
     }
 
     static func origin(of url: String) -> Origin? {
@@ -31,6 +34,16 @@ enum RedirectPolicy {
             throw .redirectRefused(reason: "https to http downgrade")
         }
         return to
+    }
+
+    /// A request carrying the bearer token may leave its origin only for a storage origin the
+    /// remote names (the token is not sent there): a gate's redirect to a presigned URL. Anywhere
+    /// else is refused, so no origin can send the client to a host nobody chose. The message
+    /// names the host only: the target's query may be a presigned credential.
+    static func checkTokenRedirect(to target: Origin, tokenOrigin: Origin, storage: [String]) throws(TransportError) {
+        guard target != tokenOrigin, !storage.contains(target.text) else { return }
+        throw .redirectRefused(reason: "a request carrying the token was redirected to \(target.host):\(target.port), "
+            + "which the remote does not name as a storage origin (corpus remote add … --storage \(target.scheme)://\(target.host):\(target.port))")
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]

@@ -13,14 +13,40 @@ public struct Remote: Codable, Hashable, Sendable {
     public var rootKey: String
     /// The root key version the pinned key is (1 unless the user was handed a later one).
     public var rootVersion: Int
+    /// Storage origins (`scheme://host[:port]`) the origin may redirect a request carrying the
+    /// token to, such as the object store behind a gate-only `corpusd serve`. The redirect is
+    /// followed without the token; to any other host it is refused.
+    public var storage: [String]
 
     enum CodingKeys: String, CodingKey {
-        case name, url, mirrors
+        case name, url, mirrors, storage
         case rootKey = "root_key"
         case rootVersion = "root_version"
     }
 
-    public init(name: String, url: String, mirrors: [String] = [], rootKey: PublicKey, rootVersion: Int = 1) throws {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        url = try c.decode(String.self, forKey: .url)
+        mirrors = try c.decode([String].self, forKey: .mirrors)
+        rootKey = try c.decode(String.self, forKey: .rootKey)
+        rootVersion = try c.decode(Int.self, forKey: .rootVersion)
+        // Absent in configurations written before storage origins existed.
+        storage = try c.decodeIfPresent([String].self, forKey: .storage) ?? []
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(url, forKey: .url)
+        try c.encode(mirrors, forKey: .mirrors)
+        try c.encode(rootKey, forKey: .rootKey)
+        try c.encode(rootVersion, forKey: .rootVersion)
+        // Written only when set, so a configuration without storage origins keeps its bytes.
+        if !storage.isEmpty { try c.encode(storage, forKey: .storage) }
+    }
+
+    public init(name: String, url: String, mirrors: [String] = [], storage: [String] = [], rootKey: PublicKey, rootVersion: Int = 1) throws {
         do {
             try Identifier.validate(name, what: "remote name")
         } catch let FormatError.malformed(what, reason) {
@@ -32,12 +58,24 @@ public struct Remote: Codable, Hashable, Sendable {
                 throw SyncError.invalidRemote(reason: "remote URL \(u) is not an http or https URL")
             }
         }
+        var origins: [String] = []
+        for s in storage {
+            guard let o = RedirectPolicy.origin(of: s), o.scheme == "http" || o.scheme == "https",
+                  let c = URLComponents(string: s), c.path.isEmpty || c.path == "/", c.query == nil, c.user == nil else {
+                throw SyncError.invalidRemote(reason: "storage origin \(s) is not scheme://host[:port] of http or https")
+            }
+            origins.append(o.text)
+        }
         self.name = name
         self.url = url
         self.mirrors = mirrors
+        self.storage = origins
         self.rootKey = rootKey.base64
         self.rootVersion = rootVersion
     }
+
+    /// The canonical spelling of a storage origin (`http://host:port`), nil when `url` is none.
+    public static func storageOrigin(_ url: String) -> String? { RedirectPolicy.origin(of: url)?.text }
 
     public func pinnedKey() throws -> PublicKey {
         do { return try PublicKey(base64Line: Substring(rootKey)) } catch let e as FormatError { throw SyncError.from(e) }
@@ -46,7 +84,7 @@ public struct Remote: Codable, Hashable, Sendable {
     /// Origin first, then mirrors: the order downloads and catalog fetches fail over in.
     /// Only the origin may receive the bearer token.
     public var sources: [Source] {
-        [Source(baseURL: url, isOrigin: true)] + mirrors.map { Source(baseURL: $0, isOrigin: false) }
+        [Source(baseURL: url, isOrigin: true, storageOrigins: storage)] + mirrors.map { Source(baseURL: $0, isOrigin: false) }
     }
 }
 
@@ -55,10 +93,13 @@ public struct Source: Hashable, Sendable {
     public var baseURL: String
     /// True for the remote's own origin: the only source a bearer token is sent to.
     public var isOrigin: Bool
+    /// Where the origin may redirect a request carrying the token (`Remote.storage`).
+    public var storageOrigins: [String]
 
-    public init(baseURL: String, isOrigin: Bool) {
+    public init(baseURL: String, isOrigin: Bool, storageOrigins: [String] = []) {
         self.baseURL = baseURL
         self.isOrigin = isOrigin
+        self.storageOrigins = storageOrigins
     }
 
     /// The URL of a tree-relative path (already checked with `TreePath.isSafe`), percent-encoding

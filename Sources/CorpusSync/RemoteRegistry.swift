@@ -8,8 +8,8 @@ struct RemoteRegistry: Sendable {
 
     /// Pins a catalog's root key. Re-adding a remote with the key it has already (to change its
     /// URL or mirrors) is fine; another key is refused, as re-pinning needs `remote remove` first.
-    func add(name: String, url: String, mirrors: [String], trust: PublicKey) throws -> Remote {
-        let remote = try Remote(name: name, url: url, mirrors: mirrors, rootKey: trust)
+    func add(name: String, url: String, mirrors: [String], storage: [String] = [], trust: PublicKey) throws -> Remote {
+        let remote = try Remote(name: name, url: url, mirrors: mirrors, storage: storage, rootKey: trust)
         guard name != HomeLayout.localRemote else { throw SyncError.reservedRemoteName(name) }
         var config = try ClientConfig.load(home)
         if let existing = config.remote(named: name), existing.rootKey != remote.rootKey {

@@ -22,7 +22,7 @@ import CorpusCLIKit
     }
 
     static let lines: [(parser: ArgumentParser, command: [String], usage: String)] = [
-        (ClientProgram.parser, ["remote", "add"], "NAME URL [--mirror URL]... --trust PUB"),
+        (ClientProgram.parser, ["remote", "add"], "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust PUB"),
         (ClientProgram.parser, ["catalog"], "[QUERY] [--language L] [--access free|entitled]"),
         (ClientProgram.parser, ["install"], "ID[@VERSION]..."),
         (ClientProgram.parser, ["import"], "FILE.corpus.zip [--trust PUB]..."),
@@ -32,7 +32,7 @@ import CorpusCLIKit
         (ClientProgram.parser, ["list"], ""),
         (ServerProgram.parser, ["keygen"], "--out DIR [--name NAME] [--force]"),
         (ServerProgram.parser, ["build"], "SOURCE_DIR --id ID --version V [--title T] [--description D] [--language L] [--license L] [--embedder ID] [--model DIR] --key KEY --out FILE.corpus.zip"),
-        (ServerProgram.parser, ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE]"),
+        (ServerProgram.parser, ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE] [--gate-only] [--private s3://BUCKET/PREFIX] [--endpoint URL] [--region REGION] [--public-url URL] [--presign-expires DURATION]"),
         (ServerProgram.parser, ["token", "issue"], "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N] [--iss NAME]"),
     ]
 
@@ -45,16 +45,17 @@ import CorpusCLIKit
     @Test func commandHelpText() throws {
         let spec = try #require(ClientProgram.parser.commands.first { $0.path == ["remote", "add"] })
         #expect(ClientProgram.parser.usage(of: spec, program: "corpus") == """
-            usage: corpus remote add NAME URL [--mirror URL]... --trust PUB
+            usage: corpus remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust PUB
                 add a catalog and pin its root key
 
             options:
               --mirror URL (repeatable)  a mirror of the catalog's tree (untrusted)
+              --storage ORIGIN (repeatable)  an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there
               --trust PUB  the catalog's root public key (minisign .pub file)
 
             """)
         let help = ClientProgram.parser.help(program: "corpus")
-        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... --trust PUB\n      add a catalog and pin its root key\n  remote list\n"))
+        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust PUB\n      add a catalog and pin its root key\n  remote list\n"))
         #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --help, -h  show this help\n"))
     }
 }

@@ -154,10 +154,17 @@ import CorpusTestSupport
         let upstream = try MisbehavingServer(root: fixture.tree) { $0.path == atlas ? .redirect(base: elsewhere.baseURL) : .normal }
         let work = TempDirectory("mirror-out")
 
-        let summary = try await updater(upstream.baseURL, work.path, trust: fixture.rootPub, token: token).run()
+        // A token-carrying redirect to a host nobody named as storage is refused, and nothing is kept.
+        let refused = await refusal { _ = try await updater(upstream.baseURL, work.path, trust: fixture.rootPub, token: token).run() }
+        #expect("\(refused)".contains("does not name as a storage origin"), "\(refused)")
+        #expect(elsewhere.requests(for: atlas).isEmpty)
+
+        var named = try updater(upstream.baseURL, work.path, trust: fixture.rootPub, token: token)
+        named.storageOrigins = [try #require(Remote.storageOrigin(elsewhere.baseURL))]
+        let summary = try await named.run()
         #expect(summary.fetched.count == 3 && summary.skippedEntitled.isEmpty)
         #expect(bytes(work.path + atlas) == bytes(fixture.tree + atlas))
-        #expect(upstream.requests(for: atlas).map { $0.headers["authorization"] } == ["Bearer \(token)"])
+        #expect(upstream.requests(for: atlas).map { $0.headers["authorization"] }.allSatisfy { $0 == "Bearer \(token)" })
         #expect(elsewhere.requests(for: atlas).count == 1 && elsewhere.requests(for: atlas)[0].headers["authorization"] == nil)
         // Free bundles and the signed metadata are fetched without it.
         #expect(upstream.requests.filter { $0.path != atlas }.allSatisfy { $0.headers["authorization"] == nil })

@@ -223,14 +223,45 @@ import Testing
         #expect(good.requests.allSatisfy { $0.headers["authorization"] == nil })
     }
 
-    @Test func redirectToAnotherHostDropsTheToken() async throws {
+    /// A gate-only origin redirects a request carrying the token to its object store, which the
+    /// remote names as a storage origin: followed, and the recording server sees no token.
+    @Test func redirectToANamedStorageOriginIsFollowedWithoutTheToken() async throws {
+        let env = try SyncTestEnvironment()
+        let storage = try env.server()
+        let front = try env.server { _ in .redirect(base: storage.baseURL) }
+        let source = Source(baseURL: front.baseURL, isOrigin: true, storageOrigins: [try #require(Remote.storageOrigin(storage.baseURL))])
+        let done = try await env.downloader.download(env.tree.bundleRef, from: [source], token: "s3cret-token")
+        expectComplete(env, done)
+        #expect(front.requests.first?.headers["authorization"] == "Bearer s3cret-token")
+        #expect(storage.requests.count == 1 && storage.requests[0].headers["authorization"] == nil)
+    }
+
+    /// The same redirect to a host the remote does not name is refused: no request reaches it,
+    /// the error names the host (never the target's query) and nothing is left in the home.
+    @Test func redirectOfATokenRequestToAnUnnamedHostIsRefused() async throws {
         let env = try SyncTestEnvironment()
         let other = try env.server()
         let front = try env.server { _ in .redirect(base: other.baseURL) }
-        let done = try await env.downloader.download(env.tree.bundleRef, from: [origin(front)], token: "s3cret-token")
+        let before = env.snapshot
+        do {
+            _ = try await env.downloader.download(env.tree.bundleRef, from: [origin(front)], token: "s3cret-token")
+            Issue.record("expected a refused redirect")
+        } catch let SyncError.network(_, last) {
+            guard case let .redirectRefused(reason) = last else { Issue.record("expected redirectRefused, got \(last)"); return }
+            #expect(reason.contains("does not name as a storage origin") && reason.contains("127.0.0.1:\(other.port)"))
+        }
+        #expect(other.requests.isEmpty)
+        #expect(env.snapshot == before)
+    }
+
+    /// Without a token nothing is at stake: a redirect to another host is followed as before.
+    @Test func redirectWithoutATokenToAnotherHostIsFollowed() async throws {
+        let env = try SyncTestEnvironment()
+        let other = try env.server()
+        let front = try env.server { _ in .redirect(base: other.baseURL) }
+        let done = try await env.downloader.download(env.tree.bundleRef, from: [origin(front)])
         expectComplete(env, done)
-        #expect(front.requests.first?.headers["authorization"] == "Bearer s3cret-token")
-        #expect(other.requests.count == 1 && other.requests[0].headers["authorization"] == nil)
+        #expect(other.requests.count == 1)
     }
 
     @Test func redirectWithinTheOriginKeepsTheToken() async throws {

@@ -9,8 +9,10 @@ public final class ServerProcess: @unchecked Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Starts `executable arguments`, where `{PORT}` in any argument is replaced by a free port.
-    public init(_ executable: String, _ arguments: [String], port: UInt16 = freeLoopbackPort(), waitUntilListening: Bool = true) throws {
+    public init(_ executable: String, _ arguments: [String], port: UInt16 = freeLoopbackPort(), waitUntilListening: Bool = true,
+                environment: [String: String]? = nil) throws {
         self.port = port
+        if let environment { process.environment = environment }
         logs = TempDirectory("server-logs")
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments.map { $0.replacingOccurrences(of: "{PORT}", with: String(port)) }

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What can go wrong talking to object storage. Messages name the operation, the object key and
+/// the endpoint's answer; never a credential or a presigned URL.
+public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No HTTP answer after the retries (refused, reset, timed out).
+    case network(operation: String, key: String, reason: String)
+    /// An HTTP answer that is a refusal: the status and S3's error code (`AccessDenied`,
+    /// `SignatureDoesNotMatch`, `NoSuchBucket`, …) when the body named one.
+    case refused(operation: String, key: String, status: Int, code: String?)
+    /// A file of the local tree that cannot be read.
+    case localFile(path: String, reason: String)
+    /// The bucket's pointer names a newer catalog version, or another catalog, than the tree being uploaded.
+    case bucketAhead(location: String, bucketCatalog: String, bucketVersion: Int, treeCatalog: String, treeVersion: Int)
+    /// The tree has entitled corpora but no private location was given for their bundles.
+    case privateLocationMissing(files: [String])
+    /// The private location answers an anonymous GET: entitled bytes would be public.
+    case privateLocationPublic(location: String)
+    /// The private location lies inside the public one, which readers may list and read.
+    case privateInsidePublic(private: String, public: String)
+    /// A single PUT of S3 holds at most 5 GiB.
+    case objectTooLarge(path: String, size: Int64)
+    /// The local tree is not one `corpusd publish` or `corpusd mirror` wrote.
+    case notATree(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .network(operation, key, reason):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")failed: \(reason)"
+        case let .refused(operation, key, status, code):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")was refused by the object store: HTTP \(status)\(code.map { " \($0)" } ?? "")"
+        case let .localFile(path, reason):
+            return "cannot read \(path): \(reason)"
+        case let .bucketAhead(location, bucketCatalog, bucketVersion, treeCatalog, treeVersion):
+            return "\(location) already holds catalog \(bucketCatalog) version \(bucketVersion); this tree is \(treeCatalog) version \(treeVersion)"
+        case let .privateLocationMissing(files):
+            return "\(files.count) file(s) of entitled corpora (\(files.prefix(3).joined(separator: ", "))) need a private location"
+        case let .privateLocationPublic(location):
+            return "\(location) can be read without credentials, so entitled bundles would be public"
+        case let .privateInsidePublic(privateLocation, publicLocation):
+            return "the private location \(privateLocation) lies inside the public location \(publicLocation)"
+        case let .objectTooLarge(path, size):
+            return "\(path) is \(size) bytes; one S3 PUT holds at most 5 GiB"
+        case let .notATree(path, reason):
+            return "\(path) is not a published tree: \(reason)"
+        }
+    }
+
+    /// True for failures worth asking again: no answer, 5xx, 408, 429.
+    var isTransient: Bool {
+        switch self {
+        case .network: return true
+        case let .refused(_, _, status, _): return status >= 500 || status == 408 || status == 429
+        default: return false
+        }
+    }
+}

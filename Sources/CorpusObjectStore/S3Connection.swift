@@ -1,0 +1,213 @@
+import Foundation
+import CorpusFormat
+internal import CCurl
+
+/// Owns one libcurl easy handle (`curl_easy_init` / `curl_easy_cleanup`) for S3 requests, every
+/// one signed by libcurl itself with AWS Signature Version 4 (`CURLOPT_AWS_SIGV4`).
+///
+/// Not thread-safe: `S3Client` uses it under its lock. Reusing one handle keeps the connection
+/// to the endpoint alive between objects.
+final class S3Connection {
+    private static let globalInit: CURLcode = curl_global_init(3) // CURL_GLOBAL_ALL (a macro Swift cannot import)
+    private let handle: UnsafeMutableRawPointer
+
+    init() throws(ObjectStoreError) {
+        guard Self.globalInit == CURLE_OK, let h = curl_easy_init() else {
+            throw .network(operation: "start", key: "", reason: "libcurl could not create a handle")
+        }
+        handle = h
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// One request, no retries. The secret goes to libcurl as the password it signs with and
+    /// never into a URL or a header this code writes.
+    /// `credentials` nil sends the request unsigned, as an anonymous reader would.
+    func perform(_ request: S3Request, endpoint: S3Endpoint, credentials: S3Credentials?, timeouts: S3Timeouts) -> S3Response {
+        let ctx = S3TransferContext(request: request)
+        curl_easy_reset(handle)
+        set(CURLOPT_URL, endpoint.origin + request.pathAndQuery)
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_USERAGENT, "corpusd/1")
+        set(CURLOPT_CONNECTTIMEOUT_MS, Int(timeouts.connect * 1000))
+        // A transfer slower than this for `stall` seconds is cut (and retried).
+        set(CURLOPT_LOW_SPEED_LIMIT, 1024)
+        set(CURLOPT_LOW_SPEED_TIME, Int(timeouts.stall))
+        if let credentials {
+            set(CURLOPT_AWS_SIGV4, "aws:amz:\(endpoint.region):s3")
+            set(CURLOPT_USERNAME, credentials.accessKeyID)
+            set(CURLOPT_PASSWORD, credentials.secretAccessKey)
+        }
+
+        var lines = request.headers.map { "\($0.0): \($0.1)" }
+        if let token = credentials?.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        // No "Expect:" line to turn off 100-continue: libcurl 7.88 signs the empty header it
+        // then does not send, and the signature fails (S3 gateways answer 100 at once anyway).
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines { list = curl_slist_append(list, line) }
+        defer { curl_slist_free_all(list) }
+        _ = ccurl_setopt_ptr(handle, CURLOPT_HTTPHEADER, UnsafeRawPointer(list))
+
+        switch request.method {
+        case .get: break
+        case .head: set(CURLOPT_NOBODY, 1)
+        case .delete: set(CURLOPT_CUSTOMREQUEST, "DELETE")
+        case .put:
+            set(CURLOPT_UPLOAD, 1)
+            _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body?.length ?? 0))
+            set(CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
+            _ = ccurl_setopt_write(handle, CURLOPT_READFUNCTION, s3ReadCallback)
+        }
+        _ = ccurl_setopt_write(handle, CURLOPT_HEADERFUNCTION, s3HeaderCallback)
+        _ = ccurl_setopt_write(handle, CURLOPT_WRITEFUNCTION, s3WriteCallback)
+
+        let unmanaged = Unmanaged.passRetained(ctx)
+        defer { unmanaged.release() }
+        let opaque = UnsafeRawPointer(unmanaged.toOpaque())
+        for option in [CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_READDATA] { _ = ccurl_setopt_ptr(handle, option, opaque) }
+
+        var errorBuffer = [CChar](repeating: 0, count: 256) // CURL_ERROR_SIZE
+        let code = errorBuffer.withUnsafeMutableBufferPointer { buf -> CURLcode in
+            _ = ccurl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, UnsafeRawPointer(buf.baseAddress))
+            defer { _ = ccurl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil) }
+            return curl_easy_perform(handle)
+        }
+        if let failure = ctx.readFailure { return .failed(reason: failure) }
+        guard code == CURLE_OK else {
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failed(reason: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+        }
+        var status = 0
+        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .answered(status: status, headers: ctx.headers, body: ctx.body)
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) { _ = ccurl_setopt_long(handle, option, value) }
+    private func set(_ option: CURLoption, _ value: String) { _ = value.withCString { ccurl_setopt_ptr(handle, option, $0) } }
+}
+
+@available(*, unavailable)
+extension S3Connection: Sendable {}
+
+/// What one S3 request needs; the path is already encoded as SigV4 canonicalises it.
+struct S3Request {
+    enum Method { case get, head, put, delete }
+
+    var method: Method
+    /// `/BUCKET/KEY` or `/BUCKET?list-type=2&…` (query parameters sorted by name: libcurl 7.88
+    /// signs the query as given).
+    var pathAndQuery: String
+    var headers: [(String, String)] = []
+    var body: S3UploadBody?
+    /// The most response body bytes kept (error documents, listings, small objects).
+    var maxBodyBytes = 4 << 20
+}
+
+/// A file's bytes as a PUT body, read from its descriptor into libcurl's buffer.
+final class S3UploadBody {
+    let fd: Int32
+    let length: Int64
+    let path: String
+
+    init(path: String) throws(ObjectStoreError) {
+        let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw .localFile(path: path, reason: String(cString: strerror(errno))) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            close(fd)
+            throw .localFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        self.fd = fd
+        self.length = Int64(st.st_size)
+        self.path = path
+    }
+
+    deinit { close(fd) }
+}
+
+@available(*, unavailable)
+extension S3UploadBody: Sendable {}
+
+enum S3Response {
+    case answered(status: Int, headers: [String: String], body: Data)
+    /// No HTTP answer: connection refused or reset, timeout, a local read failure.
+    case failed(reason: String)
+}
+
+/// The timeouts of every request.
+public struct S3Timeouts: Sendable {
+    public var connect: Double = 15
+    /// Seconds below 1 KiB/s before a transfer is cut.
+    public var stall: Double = 30
+
+    public init(connect: Double = 15, stall: Double = 30) {
+        self.connect = connect
+        self.stall = stall
+    }
+}
+
+/// Per-transfer state reached from libcurl's callbacks through an `Unmanaged` pointer.
+private final class S3TransferContext {
+    let request: S3Request
+    var headers: [String: String] = [:]
+    var body = Data()
+    var readOffset: Int64 = 0
+    var readFailure: String?
+
+    init(request: S3Request) { self.request = request }
+
+    static func from(_ p: UnsafeMutableRawPointer?) -> S3TransferContext {
+        Unmanaged<S3TransferContext>.fromOpaque(p!).takeUnretainedValue()
+    }
+
+    func header(_ line: String) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("HTTP/") {
+            headers = [:]
+        } else if let colon = trimmed.firstIndex(of: ":") {
+            headers[trimmed[..<colon].lowercased()] = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    /// Returns false to make libcurl stop: the response body is larger than anything expected.
+    func write(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + chunk.count <= request.maxBodyBytes else { return false }
+        body.append(chunk.assumingMemoryBound(to: UInt8.self))
+        return true
+    }
+
+    /// Fills libcurl's upload buffer from the file; `CURL_READFUNC_ABORT` on a read error or a
+    /// file that shrank (the signed length would be a lie).
+    func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        guard let body = request.body else { return 0 }
+        let want = Int(min(Int64(count), body.length - readOffset))
+        if want == 0 { return 0 }
+        let n = SystemCall.retrying { pread(body.fd, buffer, want, off_t(readOffset)) }
+        guard n > 0 else {
+            readFailure = n < 0 ? "reading \(body.path): \(String(cString: strerror(errno)))" : "\(body.path) became shorter while it was uploaded"
+            return 0x1000_0000 // CURL_READFUNC_ABORT
+        }
+        readOffset += Int64(n)
+        return n
+    }
+}
+
+private let s3HeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
+    let n = size * count
+    guard let data else { return n }
+    S3TransferContext.from(ctx).header(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self))
+    return n
+}
+
+private let s3WriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
+    let n = size * count
+    guard let data, n > 0 else { return n }
+    return S3TransferContext.from(ctx).write(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
+}
+
+private let s3ReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
+    guard let data else { return 0 }
+    return S3TransferContext.from(ctx).read(into: data, count: size * count)
+}

@@ -1,0 +1,152 @@
+import Foundation
+import CorpusFormat
+
+/// The files of a local published tree, as `corpusd publish` or `corpusd mirror` wrote them, each
+/// with its role for readers and, for content-addressed files, who may read it.
+///
+/// Nothing here knows the tree's folder names beyond the signed documents': a file is
+/// content-addressed when its name starts with a SHA-256 (`bundles/`, `embedders/`, and what
+/// later kinds add, such as deltas), and a catalog entry owns every tree path any of its string
+/// fields names. The newest catalog naming a path decides its access, as the server decides.
+struct TreeInventory {
+    enum Role: Int, Comparable {
+        /// Named by its hash: never changes, uploaded first.
+        case contentAddressed
+        /// `keys/root-N.json` and its signature: immutable, needed to check catalogs signed by root N.
+        case rootKeyDocument
+        /// `catalogs/N.json` and its signature: immutable.
+        case numberedCatalog
+        /// Mutable files other than the pointer (`keys/root.pub`, `index.html`, …).
+        case mutable
+        /// `catalog.json`: last.
+        case pointer
+
+        static func < (a: Role, b: Role) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    struct File {
+        var path: String
+        var role: Role
+        /// Only content-addressed files named by an entitled catalog entry.
+        var entitled: Bool
+        /// The number that orders catalogs and root documents (N); 0 for others.
+        var number: Int
+    }
+
+    var files: [File] = []
+    var pointer: CatalogPointer
+    /// Content-addressed files no catalog of the tree names (left out of the upload).
+    var unreferenced: [String] = []
+
+    static func read(tree: String) throws(ObjectStoreError) -> TreeInventory {
+        guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.pointer)"),
+              let pointer = try? JSONDecoder().decode(CatalogPointer.self, from: data) else {
+            throw .notATree(path: tree, reason: "it has no readable \(TreeLayout.pointer)")
+        }
+        let catalogs = readCatalogs(tree: tree)
+        guard catalogs.keys.contains(pointer.version) else {
+            throw .notATree(path: tree, reason: "its pointer names catalog \(pointer.version), which \(TreeLayout.catalogPath(version: pointer.version)) does not hold")
+        }
+        // Newest catalog first: the first to name a path decides its access.
+        var access: [String: Bool] = [:]
+        for (_, value) in catalogs.sorted(by: { $0.key > $1.key }) {
+            for (path, entitled) in ownedPaths(value) where access[path] == nil { access[path] = entitled }
+        }
+        var inventory = TreeInventory(pointer: pointer)
+        for path in walk(tree) {
+            let role = role(of: path)
+            if role == .contentAddressed && access[path] == nil {
+                inventory.unreferenced.append(path)
+                continue
+            }
+            inventory.files.append(File(path: path, role: role, entitled: role == .contentAddressed && access[path] == true,
+                                        number: number(in: path) ?? 0))
+        }
+        inventory.files.sort { ($0.role, $0.number, $0.path) < ($1.role, $1.number, $1.path) }
+        return inventory
+    }
+
+    /// Every regular file under `tree`, relative, skipping dot names (the publisher's own state:
+    /// `.staging/`, `.build-cache.json`, `.publish.lock`) and anything that is not a plain file.
+    static func walk(_ tree: String) -> [String] {
+        var out: [String] = []
+        func visit(_ relative: String) {
+            let full = relative.isEmpty ? tree : "\(tree)/\(relative)"
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []).sorted() where !name.hasPrefix(".") {
+                let path = relative.isEmpty ? name : "\(relative)/\(name)"
+                var st = stat()
+                guard lstat("\(tree)/\(path)", &st) == 0 else { continue }
+                if (st.st_mode & S_IFMT) == S_IFDIR { visit(path) } else if (st.st_mode & S_IFMT) == S_IFREG, TreePath.isSafe(path) { out.append(path) }
+            }
+        }
+        visit("")
+        return out
+    }
+
+    static func role(of path: String) -> Role {
+        if path == TreeLayout.pointer { return .pointer }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if isContentAddressed(name) { return .contentAddressed }
+        if path.hasPrefix("catalogs/"), number(in: path) != nil { return .numberedCatalog }
+        if path.hasPrefix("keys/root-"), number(in: path) != nil { return .rootKeyDocument }
+        return .mutable
+    }
+
+    /// `<64 lower-case hex>.<suffix>`: named by its SHA-256.
+    static func isContentAddressed(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard bytes.count > 65, bytes[64] == UInt8(ascii: ".") else { return false }
+        return bytes[..<64].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// N of `catalogs/N.json[.minisig]` or `keys/root-N.json[.minisig]`.
+    static func number(in path: String) -> Int? {
+        var name = Substring(path.split(separator: "/").last ?? "")
+        if name.hasSuffix(TreeLayout.signatureSuffix) { name = name.dropLast(TreeLayout.signatureSuffix.count) }
+        guard name.hasSuffix(".json") else { return nil }
+        name = name.dropLast(5)
+        if name.hasPrefix("root-") { name = name.dropFirst(5) }
+        return Int(name)
+    }
+
+    /// Every catalog in `catalogs/` that parses, by version, as generic JSON.
+    static func readCatalogs(tree: String) -> [Int: JSONValue] {
+        var out: [Int: JSONValue] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [] where name.hasSuffix(".json") {
+            guard let n = Int(name.dropLast(5)), let data = FileManager.default.contents(atPath: "\(tree)/catalogs/\(name)"),
+                  let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { continue }
+            out[n] = value
+        }
+        return out
+    }
+
+    /// The tree paths one catalog names, with whether the entry naming it is entitled: every string
+    /// anywhere inside a `corpora` entry belongs to that entry (bundle, deltas, whatever later
+    /// formats add); strings elsewhere (the `embedders` list) are free.
+    static func ownedPaths(_ catalog: JSONValue) -> [(String, Bool)] {
+        guard case let .object(top) = catalog else { return [] }
+        var out: [(String, Bool)] = []
+        if case let .array(entries)? = top["corpora"] {
+            for entry in entries {
+                guard case let .object(fields) = entry else { continue }
+                let entitled = fields["access"] == .string(Access.entitled.rawValue)
+                out += strings(in: entry).filter(looksLikePath).map { ($0, entitled) }
+            }
+        }
+        for (name, value) in top where name != "corpora" {
+            out += strings(in: value).filter(looksLikePath).map { ($0, false) }
+        }
+        return out
+    }
+
+    static func strings(in value: JSONValue) -> [String] {
+        switch value {
+        case let .string(s): return [s]
+        case let .array(a): return a.flatMap(strings)
+        case let .object(o): return o.values.flatMap(strings)
+        default: return []
+        }
+    }
+
+    static func looksLikePath(_ s: String) -> Bool { s.contains("/") && TreePath.isSafe(s) }
+}

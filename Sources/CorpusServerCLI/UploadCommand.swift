@@ -1,0 +1,26 @@
+import Foundation
+import CorpusCLIKit
+import CorpusFormat
+import CorpusObjectStore
+
+/// `corpusd upload PUBLIC_DIR --to s3://BUCKET[/PREFIX] --endpoint URL [--private s3://…]`: the
+/// upload step of `publish --to` alone, for a tree already written (after an upload that was cut
+/// off, or to fill a second bucket). Writes a new catalog version never; the bucket is made to
+/// match the tree, in readers' order.
+enum UploadCommand: ServerCommand {
+    static let spec = CommandSpec(["upload"], "upload a published tree to S3-compatible storage in the order its readers rely on, pointer last",
+                                  positionals: .exactly("PUBLIC_DIR"), options: ObjectStoreOptions.uploadOptions,
+                                  required: [ObjectStoreOptions.to, ObjectStoreOptions.endpoint])
+
+    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
+        let env = ProcessInfo.processInfo.environment
+        let tree = cmd.positionals[0]
+        guard let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env) else { return }
+        let summary = try target.upload(tree: tree, console: console, retryScale: CommandEnvironment(env).retryScale)
+        if console.json {
+            console.emit(UploadResult(summary, target: target))
+        } else {
+            console.info("uploaded catalog version \(summary.catalogVersion) to \(target.publicLocation): \(summary.uploaded.count) object(s) (\(ByteFormat.size(summary.uploadedBytes))), \(summary.present.count) already there, \(summary.deleted.count) deleted")
+        }
+    }
+}
