@@ -118,6 +118,11 @@ enum EvalBench {
             Method(name: "hybrid RRF k=60, depth 100/100", build: .minilm, options: o { $0.perChannelDepth = 100 }),
             Method(name: "hybrid RRF k=10, depth 50/50", build: .minilm, options: o { $0.rrfK = 10 }),
             Method(name: "hybrid RRF k=10, weights bm25 1 : dense 2", build: .minilm, options: o { $0.rrfK = 10; $0.channelWeights = [.vector: 2] }),
+            Method(name: "hybrid, partial-match BM25 weight 0.5", build: .minilm, options: o { $0.relaxedLexicalWeight = 0.5 }),
+            Method(name: "hybrid, partial-match BM25 weight 0.25", build: .minilm, options: o { $0.relaxedLexicalWeight = 0.25 }),
+            Method(name: "hybrid, partial-match BM25 weight 0", build: .minilm, options: o { $0.relaxedLexicalWeight = 0 }),
+            Method(name: "hybrid, partial 0.5, weights 1 : dense 1.5", build: .minilm, options: o { $0.relaxedLexicalWeight = 0.5; $0.channelWeights = [.vector: 1.5] }),
+            Method(name: "hybrid, partial 0.25, weights 1 : dense 1.5", build: .minilm, options: o { $0.relaxedLexicalWeight = 0.25; $0.channelWeights = [.vector: 1.5] }),
             Method(name: "hashing vectors alone (hash-uni-bi-384-v1)", build: .hashing, options: o { $0.lexicalDepth = 0 }),
             Method(name: "hybrid BM25 + hashing vectors, RRF k=60", build: .hashing, options: o { _ in }),
         ]

@@ -189,7 +189,8 @@ public final class CorpusLibrary: Sendable {
                 if last == nil || last! != (h.stage, h.rank) { dense += 1; last = (h.stage, h.rank) }
                 ranks.append(dense)
             }
-            lists.append(.init(channel: .lexical, keys: lexicalHits.map(\.key), ranks: ranks))
+            lists.append(.init(channel: .lexical, keys: lexicalHits.map(\.key), ranks: ranks,
+                               scales: lexicalHits.map { $0.stage == 0 ? 1 : options.relaxedLexicalWeight }))
         }
         for (_, scored) in nearestByEmbedder.sorted(by: { $0.key < $1.key }) {
             let ranked = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }

@@ -45,8 +45,8 @@ extension CorpusLibrary {
 extension InstalledCorpus {
     /// Rows matching the FTS5 phrase `expression`, best BM25 first, whose text holds `literal`
     /// (case-insensitively), each with its details and a snippet marking the literal match.
-    func phraseMatches(_ expression: String, literal: String, limit: Int) throws -> [(row: Int32, detail: PassageDetail)] {
-        try withDatabase { db in
+    static func phraseMatches(_ db: Database, _ expression: String, literal: String, limit: Int) throws -> [(row: Int32, detail: PassageDetail)] {
+        do {
             let s = try db.prepare("""
                 SELECT f.rowid, p.pid, p.section, p.text, d.path, d.title FROM passages_fts f \
                 JOIN passages p ON p.id = f.rowid JOIN documents d ON d.id = p.document_id \

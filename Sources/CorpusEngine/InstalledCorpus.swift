@@ -181,11 +181,15 @@ public final class InstalledCorpus: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on this corpus's read-only database under its mutex, SQLite errors named for
-    /// the corpus: for queries of their own (exact phrases, time windows) beside the prepared ones.
-    func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+    /// The passage rows whose time is inside `window` (`TimeWindow`), under the mutex like every query.
+    func rows(in window: TimeWindow) throws -> Set<Int32> {
+        do { return try connection.withLock { try Self.rows($0.db, in: window) } } catch let e as SQLiteError { throw EngineError.sqlite(corpus: name, e) }
+    }
+
+    /// Rows holding the phrase literally (`ExactPhrase.swift`), under the mutex like every query.
+    func phraseMatches(_ expression: String, literal: String, limit: Int) throws -> [(row: Int32, detail: PassageDetail)] {
         do {
-            return try connection.withLock { try body($0.db) }
+            return try connection.withLock { try Self.phraseMatches($0.db, expression, literal: literal, limit: limit) }
         } catch let e as SQLiteError {
             throw EngineError.sqlite(corpus: name, e)
         }

@@ -18,6 +18,11 @@ public struct SearchOptions: Sendable, Hashable {
     public var vectorDepth: Int?
     /// Weighted RRF: each channel's contributions are multiplied by its weight (default 1).
     public var channelWeights: [Channel: Double] = [:]
+    /// The weight of a lexical hit that holds only part of the query (the ladder's all-but-one and
+    /// any-word stages) relative to one holding all of it: weak evidence, which a paraphrased
+    /// question mostly produces (docs/engine.md "Fusion, measured").
+    public var relaxedLexicalWeight: Double = SearchOptions.defaultRelaxedLexicalWeight
+    public static let defaultRelaxedLexicalWeight = 1.0
     /// Only passages whose timestamp is in this window (`--since`/`--until`, `TimeWindow`).
     public var timeWindow: TimeWindow?
 

@@ -27,8 +27,8 @@ public struct TimeWindow: Sendable, Hashable {
 
 extension InstalledCorpus {
     /// The passage rows whose time is inside `window`; empty when the pack has no timestamps.
-    func rows(in window: TimeWindow) throws -> Set<Int32> {
-        try withDatabase { db in
+    static func rows(_ db: Database, in window: TimeWindow) throws -> Set<Int32> {
+        do {
             let tables = try db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('document_meta', 'passage_meta')")
             var present = Set<String>()
             while try tables.step() { present.insert(tables.text(0)) }
