@@ -39,7 +39,7 @@ public enum ExtractiveAnswer {
     /// Lower case, and a plural or -ing/-ed ending off, so "tides" meets "tide" (FTS5 stems the same way, roughly).
     static func stem(_ word: String) -> String {
         var w = word.lowercased()
-        for suffix in ["ing", "ed", "es", "s"] where w.count > suffix.count + 3 && w.hasSuffix(suffix) {
+        for suffix in ["ing", "ed", "es", "s"] where w.count > suffix.count + 2 && w.hasSuffix(suffix) {
             w.removeLast(suffix.count)
             break
         }
