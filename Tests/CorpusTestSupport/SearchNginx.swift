@@ -15,7 +15,7 @@ public final class SearchNginx: @unchecked Sendable {
             .replacingOccurrences(of: "@NGINX_USER@", with: "nobody nogroup")
             .replacingOccurrences(of: "@RUNTIME_DIR@", with: runtime.path)
             .replacingOccurrences(of: "@LISTEN@", with: "127.0.0.1:\(port)")
-            .replacingOccurrences(of: "@SEARCH_SERVERS@", with: upstreams.map { "server 127.0.0.1:\($0);" }.joined(separator: "\n        "))
+            .replacingOccurrences(of: "        @SEARCH_SERVERS@", with: "        " + upstreams.map { "server 127.0.0.1:\($0);" }.joined(separator: "\n        "))
         let confPath = try runtime.write("nginx.conf", conf)
         guard let binary = MirrorNginx.binary else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "nginx"]) }
         nginx = try ServerProcess(binary, ["-p", runtime.path, "-e", runtime.url("error.log"), "-c", confPath, "-g", "daemon off;"], port: port)

@@ -121,10 +121,13 @@ import CorpusTestSupport
             let r = try Self.get(server.port, target)
             #expect(r.text.hasPrefix(line) && r.text.split(separator: "\n").count == 1, "\(target): \(r.text)")
         }
-        for q in ["\"unbalanced", "NEAR(tide crumb, 2)", "tide* OR -crumb AND NOT ^x", "{col}: (a OR", "🌊🍞 \u{0}", "column:tidewater"] {
+        for q in ["\"unbalanced", "NEAR(tide crumb, 2)", "tide* OR -crumb AND NOT ^x", "{col}: (a OR", "🌊🍞 👍🏽 🇫🇷", "column:tidewater"] {
             let r = try Self.get(server.port, "/v1/search?q=\(Self.encode(q))")
             #expect(r.status == 200, "\(q): \(r.text)")
         }
+        // A NUL is refused by the request-target rules, for a query as for any path.
+        let nul = try Self.get(server.port, "/v1/search?q=tide%00")
+        #expect(nul.status == 400 && nul.text.split(separator: "\n").count == 1, "\(nul.text)")
         // A server without --search does not answer there.
         let plain = try f.tree.serve()
         defer { plain.stop() }
@@ -138,11 +141,12 @@ import CorpusTestSupport
         let fresh = PublishedTreeClient()
         try fresh.addRemote(server.url, trust: f.tree.rootPub)
         let before = fresh.snapshot
-        let remote = try fresh.json(["search", "tidewater ebbing"])
+        // The entitled corpus takes part on both sides only with the token.
+        let remote = try fresh.json(["search", "tidewater ebbing"], env: ["CORPUS_TOKEN": f.token])
         #expect(remote.result.status == 0, "\(remote.result.stderr)")
         let hits = (remote.object?["hits"] as? [[String: Any]]) ?? []
         #expect(!hits.isEmpty && hits.allSatisfy { $0["origin"] as? String == "remote:main" && $0["catalog"] as? String == "main" }, "\(remote.result.stdout)")
-        let local = try f.installed.json(["search", "tidewater ebbing"])
+        let local = try f.installed.json(["search", "tidewater ebbing"], env: ["CORPUS_TOKEN": f.token])
         #expect(((local.object?["hits"] as? [[String: Any]]) ?? []).allSatisfy { $0["origin"] as? String == "local" })
         #expect(hits.map { $0["passage"] as? String } == ((local.object?["hits"] as? [[String: Any]]) ?? []).map { $0["passage"] as? String })
         let human = try fresh.run(["search", "tidewater"])
