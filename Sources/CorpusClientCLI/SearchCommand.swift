@@ -46,8 +46,15 @@ struct SearchCommand: ClientCommand {
             }
         }
         let start = Date()
-        let searched = cmd.has(Self.exact) ? try await CorpusLibrary(home: home.root).findExact(query, options: options)
-            : try await retriever.search(query, options: options)
+        let searched: SearchReport
+        do {
+            searched = cmd.has(Self.exact) ? try await CorpusLibrary(home: home.root).findExact(query, options: options)
+                : try await retriever.search(query, options: options)
+        } catch SyncError.notFound where retriever is RemoteRetriever && cmd.value(Self.remote) == nil && options.corpora.isEmpty {
+            // The fallback found a remote without a search server: say what it said before there was one.
+            console.info("nothing installed to search; install a corpus first (corpus catalog)")
+            return 0
+        }
         let hits = searched.hits
         let ms = Int(Date().timeIntervalSince(start) * 1000)
         let skipped = searched.skipped.map { s -> (name: String, report: ErrorReport) in

@@ -22,7 +22,7 @@ public struct SearchOptions: Sendable, Hashable {
     /// any-word stages) relative to one holding all of it: weak evidence, which a paraphrased
     /// question mostly produces (docs/engine.md "Fusion, measured").
     public var relaxedLexicalWeight: Double = SearchOptions.defaultRelaxedLexicalWeight
-    public static let defaultRelaxedLexicalWeight = 1.0
+    public static let defaultRelaxedLexicalWeight = 0.5
     /// Only passages whose timestamp is in this window (`--since`/`--until`, `TimeWindow`).
     public var timeWindow: TimeWindow?
 

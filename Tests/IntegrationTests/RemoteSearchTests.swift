@@ -132,6 +132,13 @@ import CorpusTestSupport
         let plain = try f.tree.serve()
         defer { plain.stop() }
         #expect(try Self.get(plain.port, "/v1/search?q=tide").status == 404)
+        // The client's fallback to such a remote says what it said before remote search existed;
+        // asked for by name, the same remote is not found (6).
+        let fresh = PublishedTreeClient()
+        try fresh.addRemote(plain.url, trust: f.tree.rootPub)
+        let fallback = try fresh.run(["search", "tide"])
+        #expect(fallback.status == 0 && (fallback.stdout + fallback.stderr).contains("nothing installed to search"), "\(fallback.stderr)")
+        #expect(try fresh.run(["search", "tide", "--remote", "main"]).status == 6)
     }
 
     @Test func theClientFallsBackToTheRemoteWhenNothingIsInstalledAndSaysSo() throws {
