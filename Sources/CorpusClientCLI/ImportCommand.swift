@@ -14,6 +14,7 @@ struct ImportCommand: ClientCommand {
 
     func run() throws -> Int32 {
         let keys = try cmd.values(Self.trust).map { try PublicKey(contentsOf: $0) }
+        try ForeignBundleCheck.refuse(cmd.positionals[0])
         let m = try client.importBundle(path: cmd.positionals[0], trustedKeys: keys)
         if console.json {
             console.emit(Imported(imported: .init(id: m.id, version: m.version.description, catalog: HomeLayout.localRemote)))

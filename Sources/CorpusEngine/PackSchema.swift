@@ -18,6 +18,34 @@ public enum PackSchema {
         """,
     ]
 
+    /// Optional tables (docs/format.md, "Optional tables"), each created with its first row, so a
+    /// pack without such metadata has the format's four tables only. Imports keep what the other
+    /// apps know about a document or passage here (timestamps, urls, importance weights) and the
+    /// user's highlights. Readers that do not know them ignore them: the pack check asks for
+    /// `requiredTables` and refuses triggers and views, never an extra table or index.
+    public static let documentMetaStatements: [String] = [
+        """
+        CREATE TABLE document_meta(document_id INTEGER NOT NULL REFERENCES documents(id), key TEXT NOT NULL, \
+        value TEXT NOT NULL, PRIMARY KEY(document_id, key)) WITHOUT ROWID
+        """,
+        "CREATE INDEX document_meta_by_key ON document_meta(key, value)",
+    ]
+
+    public static let passageMetaStatements: [String] = [
+        """
+        CREATE TABLE passage_meta(passage_id INTEGER NOT NULL REFERENCES passages(id), key TEXT NOT NULL, \
+        value TEXT NOT NULL, PRIMARY KEY(passage_id, key)) WITHOUT ROWID
+        """,
+        "CREATE INDEX passage_meta_by_key ON passage_meta(key, value)",
+    ]
+
+    public static let highlightsStatements: [String] = [
+        """
+        CREATE TABLE highlights(id INTEGER PRIMARY KEY, document_id INTEGER NOT NULL REFERENCES documents(id), \
+        passage_id INTEGER REFERENCES passages(id), text TEXT NOT NULL, prefix TEXT NOT NULL, suffix TEXT NOT NULL, created TEXT)
+        """,
+    ]
+
     /// Tables a reader needs (FTS5's shadow tables come with `passages_fts`).
     public static let requiredTables = ["meta", "documents", "passages", "passages_fts"]
 
@@ -30,6 +58,8 @@ public enum PackSchema {
         public static let embedderDimension = "embedder_dimension"
         public static let documents = "documents"
         public static let passages = "passages"
+        /// Optional: `source` when passage ids are an imported source's own (docs/format.md).
+        public static let passageIDs = "passage_ids"
     }
 
     /// Run after all rows are in: fills the external-content FTS index, merges its segments,

@@ -21,13 +21,20 @@ struct ZipCentralDirectory {
 
     var entries: [Entry]
 
-    /// Bundles have four members; a central directory beyond this is not a bundle.
-    static let maxDirectoryBytes = 1 << 20
-    static let maxEntries = 1024
+    /// How large a central directory may be before it is refused unread.
+    struct Limits {
+        var entries: Int
+        var directoryBytes: Int
+
+        /// Bundles have four members; a central directory beyond this is not a bundle.
+        static let bundle = Limits(entries: 1024, directoryBytes: 1 << 20)
+        /// Another program's export: a page or a chapter per member, still bounded.
+        static let export = Limits(entries: 200_000, directoryBytes: 64 << 20)
+    }
     private static let eocdSize = 22
     private static let maxCommentBytes = 0xFFFF
 
-    static func read(fd: Int32, path: String) throws -> ZipCentralDirectory {
+    static func read(fd: Int32, path: String, limits: Limits = .bundle) throws -> ZipCentralDirectory {
         func bad(_ reason: String) -> FormatError { .archiveInconsistent(reason: reason) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw FormatError.io(operation: "stat", path: path, errno: errno) }
@@ -71,8 +78,8 @@ struct ZipCentralDirectory {
             directoryOffset = record.u64(48)
             directoryEnd = recordOffset
         }
-        guard count <= UInt64(maxEntries), directorySize <= UInt64(maxDirectoryBytes) else {
-            throw bad("central directory too large for a corpus bundle")
+        guard count <= UInt64(limits.entries), directorySize <= UInt64(limits.directoryBytes) else {
+            throw bad("central directory too large (\(count) entries, \(directorySize) bytes; at most \(limits.entries), \(limits.directoryBytes))")
         }
         guard directoryOffset <= directoryEnd, directoryEnd - directoryOffset == directorySize else {
             throw bad("central directory does not end where the end record begins")

@@ -11,11 +11,15 @@ struct BuildCache: Codable {
     /// the source folder skipped, DOCTYPE internal subsets dropped, too-deep HTML skipped. A corpus
     /// whose content this changes needs a new version to be published again (TreeHistory).
     static let builderVersion = "corpus-build-v2"
+    /// Bump when an importer changes what it makes of the same source (docs/import.md).
+    static let importerVersion = "import-v1"
 
     struct Entry: Codable {
         var inputs: String
         var bundle: BundleRef
         var manifest: Manifest
+        /// An imported reader-app corpus's own "bundled" mark (the catalog entry's `bundled` wins).
+        var sourceBundled: Bool?
     }
 
     var format = 1
@@ -37,7 +41,9 @@ struct BuildCache: Codable {
     /// The digest of everything a build's output depends on: the builder version, the corpus's
     /// fields, the embedder, the signing key, and every file of the source folder (path and content,
     /// read as the build reads them: through `SourceFolder`, so never through a link leaving it).
-    static func inputs(of entry: CatalogSource.Entry, sourceFolder: String, embedderID: String, keyID: KeyID) throws -> String {
+    /// An import (`from`) adds its format (only then, so the digests of other corpora stay what
+    /// they were), and a zip file source its SHA-256.
+    static func inputs(of entry: CatalogSource.Entry, source: String, embedderID: String, keyID: KeyID) throws -> String {
         let d = Digest(.sha256)
         func field(_ s: String) {
             d.update(Array(s.utf8))
@@ -45,7 +51,14 @@ struct BuildCache: Codable {
         }
         for f in [builderVersion, entry.id, entry.version.description, entry.title ?? "", entry.description ?? "",
                   entry.language ?? "", entry.license ?? "", embedderID, keyID.description] { field(f) }
-        let folder = try SourceFolder(sourceFolder)
+        if let format = entry.importFormat {
+            field("from:\(format.rawValue):\(importerVersion)")
+            if !format.sourceIsFolder {
+                field(Hex.encode(try SHA256.hash(fileAt: source).digest))
+                return Hex.encode(d.finalize())
+            }
+        }
+        let folder = try SourceFolder(source)
         for file in try folder.list().files {
             field(file.path)
             // A file the build cannot read is skipped by it; its reason stands in for the content.

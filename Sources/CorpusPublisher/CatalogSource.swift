@@ -37,6 +37,15 @@ public struct CatalogSource: Decodable, Sendable {
         public var bundled: Bool?
         /// The embedder to build with: `hash-uni-bi-384-v1` (the default) or the id of one of `embedders`.
         public var embedder: String?
+        /// Another app's corpus format `source` is in (`corpuskit`, `knowledgepress`, `lumen`):
+        /// imported as `corpusd build --from` does. Checked by `load` (`importFormat`).
+        public var from: String?
+
+        /// The format `from` names, nil for a folder of documents (or a prebuilt bundle).
+        public var importFormat: ImportFormat? { from.flatMap(ImportFormat.named) }
+
+        /// True when `source` must be a folder: documents, or the knowledge app's folder.
+        public var sourceIsFolder: Bool { importFormat?.sourceIsFolder ?? true }
     }
 
     /// Reads and validates `<dir>/catalog.json`.
@@ -68,6 +77,12 @@ public struct CatalogSource: Decodable, Sendable {
             guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
             guard seen.insert(e.id).inserted else { throw bad("corpus \(e.id) is listed twice") }
             guard (e.source == nil) != (e.bundle == nil) else { throw bad("corpus \(e.id) needs exactly one of \"source\" and \"bundle\"") }
+            if let from = e.from {
+                guard ImportFormat.named(from) != nil else {
+                    throw bad("corpus \(e.id) has \"from\": \(from.debugDescription); it is one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                guard e.source != nil else { throw bad("corpus \(e.id) has \"from\", which imports a \"source\"; a prebuilt bundle is one already") }
+            }
             if let tier = e.tier {
                 guard e.access == .entitled else { throw bad("corpus \(e.id) has a tier but is not \"entitled\"") }
                 guard Identifier.isValid(tier) else { throw bad("tier \(tier.debugDescription) of \(e.id) is not a valid id") }

@@ -42,6 +42,8 @@ public struct BuildSummary: Sendable {
     public var warnings: [TextWarning]
     public var output: String
     public var bytes: Int64
+    /// For an import (`build(importing:)`): what it kept, changed and dropped.
+    public var imported: ImportReport?
     public var documents: Int { manifest.documents }
     public var passages: Int { manifest.passages }
 }

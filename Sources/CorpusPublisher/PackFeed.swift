@@ -12,6 +12,11 @@ final class PackFeed: @unchecked Sendable {
     struct Rows: Sendable {
         var documents: [(id: Int, path: String, title: String)] = []
         var passages: [Passage] = []
+        /// Optional `document_meta` rows (imports), by 1-based document id.
+        var documentMeta: [(document: Int, key: String, value: String)] = []
+        /// Optional `passage_meta` rows (imports), by passage row.
+        var passageMeta: [(passage: Int, key: String, value: String)] = []
+        var highlights: [PackWriter.HighlightRow] = []
     }
 
     struct Meta: Sendable {
@@ -20,6 +25,7 @@ final class PackFeed: @unchecked Sendable {
         var embedderID: String
         var dimension: Int
         var documents: Int
+        var extra: [(String, String)]
     }
 
     private enum Ending { case finish(Meta), cancel }
@@ -52,9 +58,10 @@ final class PackFeed: @unchecked Sendable {
 
     /// Lets the pack thread index what is queued, then write the meta rows and the finished
     /// pack; returns at once (`wait` for the outcome).
-    func close(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) {
+    func close(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int,
+               extraMeta: [(String, String)] = []) {
         end(.finish(Meta(corpusID: corpusID, version: version, embedderID: embedderID, dimension: dimension,
-                         documents: documents)))
+                         documents: documents, extra: extraMeta)))
     }
 
     /// Drops what is queued and stops the pack thread without writing the pack; returns when it stopped.
@@ -100,13 +107,16 @@ final class PackFeed: @unchecked Sendable {
             while let rows = next() {
                 for d in rows.documents { try pack.addDocument(id: d.id, path: d.path, title: d.title) }
                 for p in rows.passages { try pack.addPassage(p, documentID: p.document + 1) }
+                for m in rows.documentMeta { try pack.addDocumentMeta(documentID: m.document, key: m.key, value: m.value) }
+                for m in rows.passageMeta { try pack.addPassageMeta(passageRow: m.passage, key: m.key, value: m.value) }
+                for h in rows.highlights { try pack.addHighlight(h) }
             }
             condition.lock()
             let how = ending
             condition.unlock()
             if case let .finish(m)? = how {
                 try pack.finish(corpusID: m.corpusID, version: m.version, embedderID: m.embedderID,
-                                dimension: m.dimension, documents: m.documents)
+                                dimension: m.dimension, documents: m.documents, extraMeta: m.extra)
             }
         } catch {
             failed = error

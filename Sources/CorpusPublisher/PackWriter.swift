@@ -48,6 +48,19 @@ public final class PackWriter {
     private let insertPassage: Statement
     private let insertFTS: Statement
     private var nextPassage = 0
+    private var insertDocumentMeta: Statement?
+    private var insertPassageMeta: Statement?
+    private var insertHighlight: Statement?
+
+    /// A row of the optional `highlights` table; `passageRow` is the passage's row, when one holds the text.
+    public struct HighlightRow: Sendable, Hashable {
+        public var documentID: Int
+        public var passageRow: Int?
+        public var text: String
+        public var prefix: String
+        public var suffix: String
+        public var created: String?
+    }
 
     /// Prepares to write the pack to `path` (which must not exist; it is created by `finish`).
     /// - Parameter scratch: where rows go meanwhile: nil for memory (about the finished
@@ -88,17 +101,53 @@ public final class PackWriter {
         return row
     }
 
+    /// Adds a row of the optional `document_meta` table, creating the table with the first one.
+    public func addDocumentMeta(documentID: Int, key: String, value: String) throws {
+        let s = try optional(&insertDocumentMeta, PackSchema.documentMetaStatements,
+                             "INSERT INTO document_meta(document_id, key, value) VALUES(?, ?, ?)")
+        try s.bind(1, documentID).bind(2, key).bind(3, value).run()
+    }
+
+    /// Adds a row of the optional `passage_meta` table (`passageRow`: the passage's row id).
+    public func addPassageMeta(passageRow: Int, key: String, value: String) throws {
+        let s = try optional(&insertPassageMeta, PackSchema.passageMetaStatements,
+                             "INSERT INTO passage_meta(passage_id, key, value) VALUES(?, ?, ?)")
+        try s.bind(1, passageRow).bind(2, key).bind(3, value).run()
+    }
+
+    /// Adds a row of the optional `highlights` table, creating the table with the first one.
+    public func addHighlight(_ h: HighlightRow) throws {
+        let s = try optional(&insertHighlight, PackSchema.highlightsStatements,
+                             "INSERT INTO highlights(document_id, passage_id, text, prefix, suffix, created) VALUES(?, ?, ?, ?, ?, ?)")
+        // A parameter left unbound is NULL (`run` resets and clears the bindings after each row).
+        try s.bind(1, h.documentID).bind(3, h.text).bind(4, h.prefix).bind(5, h.suffix)
+        if let row = h.passageRow { try s.bind(2, row) }
+        if let created = h.created { try s.bind(6, created) }
+        try s.run()
+    }
+
+    /// The insert of an optional table, creating the table (and its index) on first use.
+    private func optional(_ statement: inout Statement?, _ create: [String], _ insert: String) throws -> Statement {
+        if let statement { return statement }
+        for sql in create { try db.execute(sql) }
+        let prepared = try db.prepare(insert)
+        statement = prepared
+        return prepared
+    }
+
     deinit {
         if let scratch { FileIO.remove(scratch) }
     }
 
-    /// Writes the meta rows, commits, merges the index and writes the compact pack file.
-    public func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int) throws {
+    /// Writes the meta rows (`extraMeta` after the format's own), commits, merges the index and
+    /// writes the compact pack file.
+    public func finish(corpusID: String, version: String, embedderID: String, dimension: Int, documents: Int,
+                       extraMeta: [(String, String)] = []) throws {
         let meta = try db.prepare("INSERT INTO meta(key, value) VALUES(?, ?)")
         let rows: [(String, String)] = [
             ("format", "1"), ("corpus_id", corpusID), ("corpus_version", version), ("embedder_id", embedderID),
             ("embedder_dimension", String(dimension)), ("documents", String(documents)), ("passages", String(nextPassage)),
-        ]
+        ] + extraMeta
         for (k, v) in rows { try meta.bind(1, k).bind(2, v).run() }
         try db.execute("COMMIT")
         try db.execute("INSERT INTO passages_fts(passages_fts) VALUES('optimize')")

@@ -37,6 +37,12 @@ public enum PublisherError: Error, Equatable, Sendable {
     /// A model folder that is not the model its embedder id names (files missing, another
     /// configuration, weights that do not load).
     case invalidModel(folder: String, embedder: String, reason: String)
+    /// Another app's corpus given to `--from` (or a catalog's `from`) with a field missing or
+    /// malformed: `reason` names the file and the field.
+    case importSource(path: String, format: ImportFormat, reason: String)
+    /// Another app's archive holding an entry that could escape where it is read (zip slip, a
+    /// link): refused whole, as a crafted archive.
+    case unsafeImportSource(path: String, format: ImportFormat, reason: String)
 }
 
 extension PublisherError: CustomStringConvertible {
@@ -66,6 +72,8 @@ extension PublisherError: CustomStringConvertible {
         case let .modelOption(reason): return reason
         case let .invalidModel(folder, embedder, reason):
             return "\(folder) is not a model folder of \(embedder): \(reason)"
+        case let .importSource(path, format, reason): return "\(format.sourceName) \(path): \(reason)"
+        case let .unsafeImportSource(path, format, reason): return "\(format.sourceName) \(path) refused: \(reason)"
         case let .linkLeavesFolder(path, folder):
             return "\(path) is a symbolic link leading outside \(folder); the publisher reads only files inside the folders catalog.json names"
         }

@@ -48,11 +48,16 @@ public struct TextWarning: Hashable, Sendable {
     /// A document's path, title and text (section headings and paragraphs; the excerpt is the first
     /// one that holds such characters).
     static func document(_ doc: SourceDocument, corpus: String) -> [TextWarning] {
-        let owner = "corpus \(corpus), document \(TerminalText.sanitizeLine(doc.path))"
+        document(path: doc.path, title: doc.title, texts: doc.sections.lazy.flatMap { $0.headings + $0.paragraphs }, corpus: corpus)
+    }
+
+    /// The same for a document given as its path, title and texts (an imported one: its sections
+    /// and passages).
+    static func document<S: Sequence>(path: String, title: String, texts: S, corpus: String) -> [TextWarning] where S.Element == String {
+        let owner = "corpus \(corpus), document \(TerminalText.sanitizeLine(path))"
         var out: [TextWarning] = []
-        if isUnsafe(doc.path, singleLine: true) { out.append(TextWarning(owner: owner, field: "path", text: doc.path)) }
-        if isUnsafe(doc.title, singleLine: true) { out.append(TextWarning(owner: owner, field: "title", text: doc.title)) }
-        let texts = doc.sections.lazy.flatMap { $0.headings + $0.paragraphs }
+        if isUnsafe(path, singleLine: true) { out.append(TextWarning(owner: owner, field: "path", text: path)) }
+        if isUnsafe(title, singleLine: true) { out.append(TextWarning(owner: owner, field: "title", text: title)) }
         if let first = texts.first(where: { isUnsafe($0, singleLine: false) }) {
             out.append(TextWarning(owner: owner, field: "text", text: first))
         }

@@ -13,6 +13,8 @@ public enum PublishProgress: Sendable {
     case embedderPublished(id: String, digest: String, path: String, reused: Bool)
     /// A catalog field, or a field of a document just built, holds terminal control characters.
     case textWarning(TextWarning)
+    /// What importing a corpus with `from` kept, changed or dropped (one line).
+    case importNote(corpus: String, note: String)
 }
 
 /// What a publish did.
@@ -126,7 +128,7 @@ public enum TreePublisher {
             try history.checkVersion(corpus: e.id, version: e.version)
             let path = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil) else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil && e.sourceIsFolder) else {
                 throw PublisherError.sourceNotFound(path: path)
             }
         }
@@ -143,7 +145,7 @@ public enum TreePublisher {
             progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
         }
         let inputs = e.source != nil
-            ? try BuildCache.inputs(of: e, sourceFolder: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
+            ? try BuildCache.inputs(of: e, source: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
             : BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
         if let hit = cache.corpora[e.id], hit.inputs == inputs, bundleIntact(hit.bundle, tree: tree) {
             progress(.reused(id: e.id))
@@ -153,7 +155,17 @@ public enum TreePublisher {
         let staged = "\(staging)/\(e.id).corpus.zip"
         let manifest: Manifest
         var warnings: [TextWarning] = []
-        if e.source != nil {
+        var sourceBundled: Bool?
+        if let format = e.importFormat {
+            let options = ImportOptions(format: format, source: located, id: e.id, version: e.version, title: e.title,
+                                        description: e.description, language: e.language, license: e.license)
+            let summary = try CorpusBuilder.build(importing: options, key: key, output: staged, embedder: embedder)
+            manifest = summary.manifest
+            warnings = summary.warnings
+            sourceBundled = summary.imported?.bundled
+            for note in summary.imported?.notes ?? [] { progress(.importNote(corpus: e.id, note: note)) }
+            progress(.built(id: e.id, documents: summary.documents, passages: summary.passages, skipped: []))
+        } else if e.source != nil {
             let options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
             let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder)
@@ -169,8 +181,8 @@ public enum TreePublisher {
         }
         for w in warnings { progress(.textWarning(w)) }
         let ref = try BundleRef(hashing: staged) { TreeLayout.bundlePath(sha256: $0.hex) }
-        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest), staged: staged,
-                        reused: false, warnings: warnings)
+        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest, sourceBundled: sourceBundled),
+                        staged: staged, reused: false, warnings: warnings)
     }
 
     /// The model artifacts the prepared corpora were built with, each found in `embedders/` or
@@ -198,7 +210,7 @@ public enum TreePublisher {
         let e = p.entry, m = p.cached.manifest
         return CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title, description: e.description ?? m.description,
                             language: e.language ?? m.language, license: e.license ?? m.license, access: e.access, tier: e.tier,
-                            bundled: e.bundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
+                            bundled: e.bundled ?? p.cached.sourceBundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
                             embedder: m.embedder, content: m.content)
     }
 

@@ -3,57 +3,89 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
 
-/// `corpusd build SOURCE_DIR --id ID --version V [--title T] … --key KEY --out FILE.corpus.zip`
+/// `corpusd build SOURCE --id ID --version V [--title T] … [--from FORMAT] [--embedder ID --model DIR] --key KEY --out FILE.corpus.zip`
 enum BuildCommand: ServerCommand {
     static let id = Option.value("--id", "ID", "corpus id (a-z 0-9 . _ -)")
     static let version = Option.value("--version", "V", "corpus version, e.g. 1 or 2026.11")
-    static let title = Option.value("--title", "T", "title (default: the id)")
+    static let title = Option.value("--title", "T", "title (default: the source's, else the id)")
     static let description = Option.value("--description", "D", "one-line description")
     static let language = Option.value("--language", "L", "language code (default: en)")
     static let license = Option.value("--license", "L", "license name, e.g. CC-BY-4.0")
     static let key = Option.value("--key", "KEY", "minisign secret key to sign with")
     static let out = Option.value("--out", "FILE.corpus.zip", "the .corpus.zip to write")
+    static let from = Option.value("--from", ImportFormat.names,
+                                   "import another app's corpus: the reader app's .corpus.zip, the knowledge app's Corpus/ folder, the browser's export zip (docs/import.md)")
     static let embedder = Option.value("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
     static let model = Option.value("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
-    static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files",
-                                  positionals: .exactly("SOURCE_DIR"),
-                                  options: [id, version, title, description, language, license, embedder, model, key, out],
+    static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files, or from another app's corpus (--from)",
+                                  positionals: .exactly("SOURCE"),
+                                  options: [id, version, title, description, language, license, from, embedder, model, key, out],
                                   required: [id, version, key, out])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
         let id = cmd.required(Self.id)
         try Identifier.validate(id, what: "corpus id")
         let version = try CorpusVersion.parse(cmd.required(Self.version), what: Self.version.name)
+        let format = try cmd.value(Self.from).map { name in
+            guard let f = ImportFormat.named(name) else {
+                throw UsageError.invalidValue(option: Self.from.name, value: name, expected: "one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return f
+        }
+        if format == nil { try refuseForeign(cmd.positionals[0]) }
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         // The model is loaded and checked before anything is written: a wrong folder stops here.
         let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
-        let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
-                                   description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
-                                   license: cmd.value(Self.license) ?? "")
-        let summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder) { step in
+        let draw = { (step: BuildProgress) in
             if console.json {
                 console.emitLine(BuildEventLine(step))
             } else if !console.quiet, case let .ingested(documents, skipped) = step {
                 console.progress("ingested \(documents) document(s), skipped \(skipped) file(s)\n")
             }
         }
-        let warnings = TextWarning.corpusFields(id: id, title: options.title, description: options.description,
-                                                license: options.license, language: options.language) + summary.warnings
-        if console.json {
-            console.emit(Built(bundle: summary.output, id: id, version: version.description, documents: summary.documents,
-                               passages: summary.passages, size: summary.bytes, contentDigest: summary.manifest.content.hex,
-                               embedder: EmbedderEntry(summary.manifest.embedder),
-                               skipped: summary.skipped.map(SkippedEntry.init), warnings: warnings.map(WarningEntry.init)))
+        let summary: BuildSummary
+        if let format {
+            let options = ImportOptions(format: format, source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title),
+                                        description: cmd.value(Self.description), language: cmd.value(Self.language), license: cmd.value(Self.license))
+            summary = try CorpusBuilder.build(importing: options, key: key, output: cmd.required(Self.out), embedder: embedder, progress: draw)
         } else {
-            for s in summary.skipped { console.err(PublisherReport.line(s)) }
-            for w in warnings { console.err(PublisherReport.line(w)) }
-            let e = summary.manifest.embedder
-            let model = e.modelDigest.map { " (model \($0.prefix(12))…)" } ?? ""
-            console.info("wrote \(summary.output): \(summary.documents) document(s), \(summary.passages) passage(s), \(summary.bytes) bytes, embedded with \(e.id)\(model), signed by key \(key.keyID)")
+            let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
+                                       description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
+                                       license: cmd.value(Self.license) ?? "")
+            summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder, progress: draw)
         }
+        report(summary, key: key, console)
     }
 
-    /// `{"bundle", "id", "version", "documents", "passages", "size", "content_digest", "embedder", "skipped", "warnings"}`
+    /// Another app's corpus given without `--from`: said so, with the `--from` that reads it,
+    /// rather than "not a folder".
+    static func refuseForeign(_ source: String) throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder), !isFolder.boolValue,
+              let format = BundleKind.detect(path: source).importFormat.flatMap(ImportFormat.named) else { return }
+        throw ErrorReport(code: "usage", message: "\(source) is a \(format.sourceName), not a folder of documents",
+                          hint: "add --from \(format.rawValue) to import it; docs/import.md says what it accepts", kind: .usage)
+    }
+
+    static func report(_ summary: BuildSummary, key: SecretKey, _ console: Console) {
+        let m = summary.manifest
+        let warnings = TextWarning.corpusFields(id: m.id, title: m.title, description: m.description, license: m.license,
+                                                language: m.language) + summary.warnings
+        if console.json {
+            console.emit(Built(bundle: summary.output, id: m.id, version: m.version.description, documents: summary.documents,
+                               passages: summary.passages, size: summary.bytes, contentDigest: m.content.hex,
+                               embedder: EmbedderEntry(m.embedder), imported: summary.imported.map(ImportEntry.init),
+                               skipped: summary.skipped.map(SkippedEntry.init), warnings: warnings.map(WarningEntry.init)))
+            return
+        }
+        for s in summary.skipped { console.err(PublisherReport.line(s)) }
+        for note in summary.imported?.notes ?? [] { console.err(TerminalText.sanitizeLine("note: \(note)")) }
+        for w in warnings { console.err(PublisherReport.line(w)) }
+        let model = m.embedder.modelDigest.map { " (model \($0.prefix(12))…)" } ?? ""
+        console.info("wrote \(summary.output): \(summary.documents) document(s), \(summary.passages) passage(s), \(summary.bytes) bytes, embedded with \(m.embedder.id)\(model), signed by key \(key.keyID)")
+    }
+
+    /// `{"bundle", "id", "version", "documents", "passages", "size", "content_digest", "embedder", "import"?, "skipped", "warnings"}`
     struct Built: Encodable {
         let bundle: String
         let id: String
@@ -63,12 +95,14 @@ enum BuildCommand: ServerCommand {
         let size: Int64
         let contentDigest: String
         let embedder: EmbedderEntry
+        let imported: ImportEntry?
         let skipped: [SkippedEntry]
         let warnings: [WarningEntry]
 
         enum CodingKeys: String, CodingKey {
             case bundle, id, version, documents, passages, size, embedder, skipped, warnings
             case contentDigest = "content_digest"
+            case imported = "import"
         }
     }
 
@@ -82,6 +116,30 @@ enum BuildCommand: ServerCommand {
             id = info.id
             dimension = info.dimension
             digest = info.modelDigest?.hex
+        }
+    }
+
+    /// `{"from", "vectors": "kept" | "embedded", "source_vectors"?, "bundled"?, "notes"}`: what an import kept.
+    struct ImportEntry: Encodable {
+        let from: String
+        let vectors: String
+        let sourceVectors: String?
+        let bundled: Bool?
+        let notes: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case from, vectors, bundled, notes
+            case sourceVectors = "source_vectors"
+        }
+
+        init(_ r: ImportReport) {
+            from = r.format.rawValue
+            switch r.vectors {
+            case let .kept(model): (vectors, sourceVectors) = ("kept", model)
+            case let .embedded(model): (vectors, sourceVectors) = ("embedded", model)
+            }
+            bundled = r.bundled
+            notes = r.notes
         }
     }
 }

@@ -56,6 +56,8 @@ enum PublishCommand: ServerCommand {
             if !console.quiet { console.progress("embedder \(id) \(digest.prefix(12))… \(reused ? "unchanged" : "published"): \(path)\n") }
         case let .textWarning(w):
             console.err(PublisherReport.line(w))
+        case let .importNote(corpus, note):
+            console.err(TerminalText.sanitizeLine("note: \(corpus): \(note)"))
         }
     }
 

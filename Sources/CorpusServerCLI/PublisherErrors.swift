@@ -41,6 +41,11 @@ enum PublisherErrors {
         case .invalidModel:
             return ErrorReport(code: "model-folder", message: e.description,
                                hint: "give the folder scripts/fetch-model.sh fills (models/all-MiniLM-L6-v2)", kind: .usage)
+        case let .importSource(_, format, _):
+            return ErrorReport(code: "import-source", message: e.description,
+                               hint: "export it again from the \(format.appName); docs/import.md lists what --from \(format.rawValue) accepts", kind: .usage)
+        case .unsafeImportSource:
+            return ErrorReport(code: "unsafe-input", message: e.description, hint: "the archive is crafted or damaged; do not use it", kind: .verification)
         case .linkLeavesFolder:
             return ErrorReport(code: "link-outside", message: e.description, hint: "copy the file into the folder (cp -L) instead of linking to it", kind: .usage)
         }

@@ -73,7 +73,7 @@ struct PublishEventLine: Encodable {
     init(_ step: PublishProgress) { self.step = step }
 
     enum CodingKeys: String, CodingKey {
-        case event, id, documents, passages, skipped, embedder, fallback, reason, digest, path, reused, owner, field, text
+        case event, id, documents, passages, skipped, embedder, fallback, reason, digest, path, reused, owner, field, text, note
     }
 
     func encode(to encoder: Encoder) throws {
@@ -108,6 +108,10 @@ struct PublishEventLine: Encodable {
             try c.encode(w.owner, forKey: .owner)
             try c.encode(w.field, forKey: .field)
             try c.encode(w.rendered, forKey: .text)
+        case let .importNote(corpus, note):
+            try c.encode("import_note", forKey: .event)
+            try c.encode(corpus, forKey: .id)
+            try c.encode(note, forKey: .note)
         }
     }
 }

@@ -36,8 +36,6 @@ struct PackInspection {
     }
 
     func sqlite(_ sql: String) throws -> [String] {
-        let r = try ProcessRunner.run("sqlite3", ["-readonly", "-batch", "-noheader", "-newline", "\u{1E}", pack, sql])
-        guard r.status == 0 else { throw Failure(description: "sqlite3 \(sql): \(r.stderr)") }
-        return r.stdout.split(separator: "\u{1E}", omittingEmptySubsequences: true).map(String.init)
+        try SQLiteShell.rows(pack, sql)
     }
 }
