@@ -33,13 +33,15 @@ let package = Package(
 
         .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip", "CZlib"]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),
-        .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl"]),
+        // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
+        .target(name: "CorpusCurl", dependencies: ["CCurl"]),
+        .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl", "CorpusCurl"]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
         .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CMicroHTTPD"]),
         .target(name: "CorpusMirror", dependencies: ["CorpusFormat", "CorpusSync"]),
         // S3-compatible object storage: requests signed by libcurl (CURLOPT_AWS_SIGV4) and the
         // upload of a published tree in the order its readers rely on.
-        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CCurl"]),
+        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CCurl", "CorpusCurl"]),
         // The command line: a kit both executables share, then each executable's commands. The
         // client's never reach the server or publisher, so `corpus` links neither libmicrohttpd
         // nor libxml2. Every module a CLI module imports is listed (CorpusFormat's values; for

@@ -12,9 +12,6 @@ export PATH=/opt/swift/usr/bin:$PATH
 for tool in curl openssl unzip /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench-install: $tool is missing"; exit 1; }
 done
-swift build -c release --product corpus-bench 2>&1 | grep -E "error|Build" | tail -1
-swift build -c release --product corpus 2>&1 | grep -E "error|Build" | tail -1
-swift build -c release --product corpusd 2>&1 | grep -E "error|Build" | tail -1
-bin="$(swift build -c release --show-bin-path)"
+bin="$(scripts/release-products.sh corpus-bench corpus corpusd)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin/corpus-bench" install --work .bench/install --rounds "${1:-3}" --bin "$bin"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks `corpusd serve` against nginx on the same published tree, in the same run, with wrk.
 # Prints each figure and its ratio to the peer:
-#   small file req/s            corpusd / nginx   goal >= 0.8
+#   small file req/s            corpusd / nginx (deploy/nginx.conf, logs off)   goal >= 0.8
+#   small file req/s            corpusd / plain nginx at Debian defaults, logs off and on   goal >= 0.9
+#                               corpusd / deploy/nginx.conf, logs on   goal >= 0.8
 #   1 GiB bundle throughput     corpusd / nginx   goal >= 0.8
 #   gated small bundle req/s    corpusd (valid token, verified) / nginx (un-gated)   goal >= 0.5
 #   corpusd peak RSS (VmHWM)                      goal <= 64 MiB
@@ -84,6 +86,10 @@ trap cleanup EXIT
 
 "$CORPUSD" serve "$TREE" --listen "127.0.0.1:$C_PORT" --entitlement-pub "$WORK/keys/ent.pub" --threads 2 --quiet &
 C_PID=$!; PIDS+=("$C_PID")
+# The same server at its default settings, access log on (to a file, as a service's journal would take it).
+CL_PORT=$(free_port)
+"$CORPUSD" serve "$TREE" --listen "127.0.0.1:$CL_PORT" --entitlement-pub "$WORK/keys/ent.pub" 2>"$WORK/corpusd-access.log" &
+PIDS+=("$!")
 
 RUN=$WORK/nginx; mkdir -p "$RUN"
 sed -e "s|@NGINX_USER@|$(id -un) $(id -gn)|" -e "s|@RUNTIME_DIR@|$RUN|" -e "s|@LISTEN@|127.0.0.1:$N_PORT|" \
@@ -92,8 +98,31 @@ sed -e "s|@NGINX_USER@|$(id -un) $(id -gn)|" -e "s|@RUNTIME_DIR@|$RUN|" -e "s|@L
 sed -i "s|access_log $RUN/access.log corpus;|access_log off;|" "$RUN/nginx.conf"
 nginx -p "$RUN" -e "$RUN/error.log" -c "$RUN/nginx.conf" -g 'daemon off;' 2>>"$RUN/error.log" &
 N_PID=$!; PIDS+=("$N_PID")
+# start_nginx NAME CONF_FILE: runs one more nginx on its own prefix; prints nothing.
+start_nginx() {
+  nginx -p "$WORK/$1" -e "$WORK/$1/error.log" -c "$2" -g 'daemon off;' 2>>"$WORK/$1/error.log" &
+  PIDS+=("$!")
+}
+# deploy/nginx.conf with its access log on.
+NL_PORT=$(free_port); mkdir -p "$WORK/nginx-log"
+sed -e "s|@NGINX_USER@|$(id -un) $(id -gn)|" -e "s|@RUNTIME_DIR@|$WORK/nginx-log|" -e "s|@LISTEN@|127.0.0.1:$NL_PORT|" \
+    -e "s|@PUBLIC_DIR@|$TREE|" -e "s|@CORPUSD@|127.0.0.1:$C_PORT|" deploy/nginx.conf > "$WORK/nginx-log/nginx.conf"
+start_nginx nginx-log "$WORK/nginx-log/nginx.conf"
+# A plain nginx: Debian's /etc/nginx/nginx.conf and its default site, with only the root, listen,
+# pid and log paths changed (and the user, so it can read the tree), logging on and off.
+plain_conf() { # plain_conf DIR PORT LOG(on|off)
+  local log="$1/access.log"; [ "$3" = on ] || log=off
+  sed -e "s|^user .*;|user $(id -un) $(id -gn);|" -e "s|^pid .*;|pid $1/nginx.pid;|" -e "s|^error_log .*;|error_log $1/error.log;|" \
+      -e "s|^\(\s*\)access_log .*;|\1access_log $log;|" -e "s|^\(\s*\)include /etc/nginx/sites-enabled/\*;|\1include $1/site.conf;|" \
+      /etc/nginx/nginx.conf > "$1/nginx.conf"
+  sed -e "s|listen 80 default_server;|listen 127.0.0.1:$2 default_server;|" -e "/listen \[::\]:80/d" -e "s|root /var/www/html;|root $TREE;|" \
+      /etc/nginx/sites-available/default > "$1/site.conf"
+}
+P_PORT=$(free_port); PL_PORT=$(free_port); mkdir -p "$WORK/plain" "$WORK/plain-log"
+plain_conf "$WORK/plain" "$P_PORT" off; start_nginx plain "$WORK/plain/nginx.conf"
+plain_conf "$WORK/plain-log" "$PL_PORT" on; start_nginx plain-log "$WORK/plain-log/nginx.conf"
 
-for port in $C_PORT $N_PORT; do
+for port in $C_PORT $N_PORT $CL_PORT $NL_PORT $P_PORT $PL_PORT; do
   for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$port/catalog.json" && break; sleep 0.1; done
 done
 # Sanity: each server answers each case as expected before timing anything.
@@ -133,23 +162,37 @@ best_of() {
 echo "== wrk -t2, ${DUR}s per run, best of $ROUNDS alternating rounds (load now: $(cut -d' ' -f1-3 /proc/loadavg))"
 C=http://127.0.0.1:$C_PORT; N=http://127.0.0.1:$N_PORT
 read -r c_small n_small e1 < <(best_of 1 32 "$C/catalogs/1.json" "$N/catalogs/1.json")
+# corpusd at its defaults against a plain nginx at its defaults, and against deploy/nginx.conf,
+# access logging on in both and off in both.
+read -r c_q n_plain eq1 < <(best_of 1 32 "$C/catalogs/1.json" "http://127.0.0.1:$P_PORT/catalogs/1.json")
+read -r c_l n_plain_l el1 < <(best_of 1 32 "http://127.0.0.1:$CL_PORT/catalogs/1.json" "http://127.0.0.1:$PL_PORT/catalogs/1.json")
+read -r c_l2 n_deploy_l el2 < <(best_of 1 32 "http://127.0.0.1:$CL_PORT/catalogs/1.json" "http://127.0.0.1:$NL_PORT/catalogs/1.json")
 read -r c_big n_big e2 < <(best_of 2 4 "$C$BIG_FREE" "$N$BIG_FREE")
 read -r c_gated n_free e3 < <(best_of 1 32 "$C$SMALL_GATED" "$N/plain-4k.bin" -H "Authorization: Bearer $TOKEN")
 read -r _ n_gated e4 < <(ROUNDS=1 best_of 1 32 "$C$SMALL_GATED" "$N$SMALL_GATED" -H "Authorization: Bearer $TOKEN")
 rss_kib=$(awk '/VmHWM/ { print $2 }' "/proc/$C_PID/status")
 
+grep -q 'GET /catalogs/1.json' "$WORK/corpusd-access.log" && grep -q 'GET /catalogs/1.json' "$WORK/plain-log/access.log" \
+  || { echo "bench-server: an access log that should be on stayed empty"; exit 1; }
+r_plain=$(ratio "$c_q" "$n_plain"); r_plain_l=$(ratio "$c_l" "$n_plain_l"); r_deploy_l=$(ratio "$c_l2" "$n_deploy_l")
 r_small=$(ratio "$c_small" "$n_small"); r_big=$(ratio "$c_big" "$n_big"); r_gated=$(ratio "$c_gated" "$n_free")
 rss_mib=$(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 printf '%-44s %14s %14s %7s  %s\n' "case" "corpusd" "nginx" "ratio" "goal"
 printf '%-44s %14.0f %14.0f %7s  %s\n' "small file (catalogs/1.json), req/s" "$c_small" "$n_small" "$r_small" ">= 0.8, $(verdict "$r_small" 0.8 ge)"
+printf '%-44s %14.0f %14.0f %7s  %s\n' "small file vs PLAIN nginx, logs off, req/s" "$c_q" "$n_plain" "$r_plain" ">= 0.9, $(verdict "$r_plain" 0.9 ge)"
+printf '%-44s %14.0f %14.0f %7s  %s\n' "small file vs PLAIN nginx, logs on, req/s" "$c_l" "$n_plain_l" "$r_plain_l" ">= 0.9, $(verdict "$r_plain_l" 0.9 ge)"
+printf '%-44s %14.0f %14.0f %7s  %s\n' "small file vs deploy nginx, logs on, req/s" "$c_l2" "$n_deploy_l" "$r_deploy_l" ">= 0.8, $(verdict "$r_deploy_l" 0.8 ge)"
 printf '%-44s %14.1f %14.1f %7s  %s\n' "1 GiB bundle, MiB/s (4 connections)" "$(awk -v b="$c_big" 'BEGIN{print b/1048576}')" "$(awk -v b="$n_big" 'BEGIN{print b/1048576}')" "$r_big" ">= 0.8, $(verdict "$r_big" 0.8 ge)"
 printf '%-44s %14.0f %14.0f %7s  %s\n' "gated 4 KiB w/ token vs nginx ungated 4 KiB" "$c_gated" "$n_free" "$r_gated" ">= 0.5, $(verdict "$r_gated" 0.5 ge)"
 printf '%-44s %14s %14.0f %7s  %s\n' "(info) nginx gated via auth_request, req/s" "" "$n_gated" "" ""
 printf '%-44s %14s %14s %7s  %s\n' "corpusd peak RSS (VmHWM), MiB" "$rss_mib" "" "" "<= 64, $(verdict "$rss_mib" 64 le)"
 # Machine-readable lines for scripts/bench.sh: RESULT name value unit peer ratio goal.
 printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.8x\n' "serve small file vs nginx" "$c_small" "$n_small" "$r_small"
+printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.9x\n' "serve small file vs plain nginx, logs off" "$c_q" "$n_plain" "$r_plain"
+printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.9x\n' "serve small file vs plain nginx, logs on" "$c_l" "$n_plain_l" "$r_plain_l"
+printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.8x\n' "serve small file vs deploy nginx, logs on" "$c_l2" "$n_deploy_l" "$r_deploy_l"
 printf 'RESULT\t%s\t%.0f\tMiB/s\t%.0f\t%s\t>=0.8x\n' "serve 1 GiB bundle vs nginx" "$(awk -v b="$c_big" 'BEGIN{print b/1048576}')" "$(awk -v b="$n_big" 'BEGIN{print b/1048576}')" "$r_big"
 printf 'RESULT\t%s\t%.0f\treq/s\t%.0f\t%s\t>=0.5x\n' "serve gated 4 KiB (token) vs nginx ungated" "$c_gated" "$n_free" "$r_gated"
 printf 'RESULT\t%s\t%s\tMiB\t-\t-\t<=64\n' "corpusd peak RSS" "$rss_mib"
-errors=$((e1 + e2 + e3 + e4))
+errors=$((e1 + e2 + e3 + e4 + eq1 + el1 + el2))
 [ "$errors" = 0 ] || echo "note: wrk counted $errors non-2xx/socket errors across runs"

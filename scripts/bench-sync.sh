@@ -8,9 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-swift build -c release --product corpus-bench 2>&1 | grep -E "error|Build" | tail -1
-swift build -c release --product corpus 2>&1 | grep -E "error|Build" | tail -1
-swift build -c release --product corpusd 2>&1 | grep -E "error|Build" | tail -1
-bin="$(swift build -c release --show-bin-path)"
+bin="$(scripts/release-products.sh corpus-bench corpus corpusd)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin/corpus-bench" sync --work .bench/sync --runs "${1:-15}" --bin "$bin"

@@ -88,27 +88,25 @@ enum BenchProcess {
     }
 }
 
-/// `corpusd serve` on a free loopback port, stopped with SIGTERM when the benchmark ends.
-final class BenchServer {
+/// A server a benchmark runs (`corpusd serve`, nginx): started, waited for until `curl` with
+/// `probe` succeeds (or the process ends), and stopped with SIGTERM when the benchmark ends.
+final class BenchDaemon {
     let process = Process()
-    let port: UInt16
-    var url: String { "http://127.0.0.1:\(port)" }
 
-    init(corpusd: String, root: String) throws {
-        port = try Self.freePort()
-        process.executableURL = URL(fileURLWithPath: corpusd)
-        process.arguments = ["serve", root, "--listen", "127.0.0.1:\(port)", "--quiet"]
+    init(_ executable: String, _ arguments: [String], probe: [String], name: String) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         for _ in 0..<300 {
-            if (try? BenchProcess.run("/usr/bin/curl", ["-fsS", "-o", "/dev/null", "\(url)/healthz"]))?.status == 0 { return }
+            if (try? BenchProcess.run("/usr/bin/curl", ["-sS", "-o", "/dev/null"] + probe))?.status == 0 { return }
             guard process.isRunning else { break }
             usleep(50_000)
         }
         stop()
-        throw BuildBench.BenchError("corpusd serve did not come up on port \(port)")
+        throw BuildBench.BenchError("\(name) did not come up")
     }
 
     deinit { stop() }
@@ -118,6 +116,22 @@ final class BenchServer {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
     }
+}
+
+/// `corpusd serve` on a free loopback port, stopped with SIGTERM when the benchmark ends.
+final class BenchServer {
+    let port: UInt16
+    private let daemon: BenchDaemon
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    init(corpusd: String, root: String) throws {
+        let port = try Self.freePort()
+        self.port = port
+        daemon = try BenchDaemon(corpusd, ["serve", root, "--listen", "127.0.0.1:\(port)", "--quiet"],
+                                 probe: ["-f", "http://127.0.0.1:\(port)/healthz"], name: "corpusd serve on port \(port)")
+    }
+
+    func stop() { daemon.stop() }
 
     /// `corpusd_requests_total` by HTTP status, from `/metrics`.
     func requestsByStatus() throws -> [Int: Int] {

@@ -16,17 +16,12 @@ import Foundation
 /// Prints `key=value` lines and the ratio build / floor (goal <= 1.5).
 enum BuildBench {
     static func run(args: [String]) throws {
-        var options = Array(args.drop { $0 == "build" })
-        func value(_ flag: String) -> String? {
-            guard let i = options.firstIndex(of: flag), i + 1 < options.count else { return nil }
-            defer { options.removeSubrange(i...(i + 1)) }
-            return options[i + 1]
-        }
-        let passages = value("--passages").flatMap(Int.init) ?? 100_000
-        let files = value("--files").flatMap(Int.init) ?? 1_000
-        let work = value("--work") ?? ".bench/build"
-        let rounds = max(1, value("--rounds").flatMap(Int.init) ?? 5)
-        let keep = options.contains("--keep")
+        var options = BenchArguments(args, subcommand: "build")
+        let passages = options.int("--passages", default: 100_000)
+        let files = options.int("--files", default: 1_000)
+        let work = options.value("--work") ?? ".bench/build"
+        let rounds = max(1, options.int("--rounds", default: 5))
+        let keep = options.flag("--keep")
 
         FileIO.remove(work)
         try FileIO.createDirectory("\(work)/src")

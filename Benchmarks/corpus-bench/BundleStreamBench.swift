@@ -11,16 +11,10 @@ enum BundleStreamBench {
     static let header = VectorFileHeader(encoding: .f32, dimension: 256, rows: (1 << 20) - 1)
 
     static func run(_ args: [String]) throws {
-        var cache = ".bench/bundle-stream"
-        var extractTo: String?
-        var i = 0
-        while i < args.count {
-            switch args[i] {
-            case "--cache": cache = args[i + 1]; i += 2
-            case "--extract-to": extractTo = args[i + 1]; i += 2
-            default: throw FormatError.malformed(what: "arguments", reason: "unknown option \(args[i])")
-            }
-        }
+        var options = BenchArguments(args)
+        let cache = options.value("--cache") ?? ".bench/bundle-stream"
+        let extractTo = options.value("--extract-to")
+        try options.refuseUnread()
         let bundle = "\(cache)/big.corpus.zip"
         let key = try prepare(cache: cache, bundle: bundle)
         let size = Double(header.fileSize)

@@ -22,23 +22,15 @@ enum EngineBench {
 
     static func run(args: [String]) async throws {
         var c = Config()
-        var i = 0
-        func value() -> String {
-            i += 1
-            guard i < args.count else { fail("missing value for \(args[i - 1])") }
-            return args[i]
-        }
-        while i < args.count {
-            switch args[i] {
-            case "--dir": c.dir = value()
-            case "--passages": c.passages = Int(value()) ?? c.passages
-            case "--queries": c.queries = max(100, Int(value()) ?? c.queries)
-            case "--scan-queries": c.scanQueries = Int(value()) ?? c.scanQueries
-            case "--prepare-only": c.prepareOnly = true
-            case "--scan-only": c.scanOnly = true
-            default: fail("unknown option \(args[i]); use --dir DIR --passages N --queries N --scan-queries N --prepare-only --scan-only")
-            }
-            i += 1
+        var options = BenchArguments(args)
+        c.dir = options.value("--dir") ?? c.dir
+        c.passages = options.int("--passages", default: c.passages)
+        c.queries = max(100, options.int("--queries", default: c.queries))
+        c.scanQueries = options.int("--scan-queries", default: c.scanQueries)
+        c.prepareOnly = options.flag("--prepare-only")
+        c.scanOnly = options.flag("--scan-only")
+        do { try options.refuseUnread() } catch {
+            fail("\(error); use --dir DIR --passages N --queries N --scan-queries N --prepare-only --scan-only")
         }
         let corpus = SyntheticCorpus(config: c)
         if !corpus.isCached {

@@ -40,17 +40,14 @@ enum EvalBench {
     enum Build: String { case minilm, hashing }
 
     static func run(args: [String]) async throws {
-        func value(_ flag: String, _ fallback: String) -> String {
-            guard let i = args.firstIndex(of: flag), i + 1 < args.count else { return fallback }
-            return args[i + 1]
-        }
-        let queriesPath = value("--queries", "eval/python-docs-queries.json")
-        let work = value("--work", ".eval")
-        let modelFolder = value("--model", "models/all-MiniLM-L6-v2")
-        let verbose = args.contains("--verbose")
+        var options = BenchArguments(args)
+        let queriesPath = options.value("--queries") ?? "eval/python-docs-queries.json"
+        let work = options.value("--work") ?? ".eval"
+        let modelFolder = options.value("--model") ?? "models/all-MiniLM-L6-v2"
+        let verbose = options.flag("--verbose")
         guard let data = FileManager.default.contents(atPath: queriesPath) else { throw BenchError("no query file at \(queriesPath)") }
         let spec = try JSONDecoder().decode(QueryFile.self, from: data)
-        let root = value("--root", spec.collection.root)
+        let root = options.value("--root") ?? spec.collection.root
         guard FileIO.exists(root) else {
             throw BenchError("\(root) is missing: install Debian's \(spec.collection.name == "python-docs" ? "python3-doc" : "documentation") package (scripts/bootstrap.sh does)")
         }

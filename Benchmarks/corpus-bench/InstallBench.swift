@@ -19,18 +19,11 @@ enum InstallBench {
     static let dimension = 4096
 
     static func run(_ args: [String]) throws {
-        var work = ".bench/install", rounds = 3, bin = BenchProcess.productsDirectory
-        var i = 0
-        while i + 1 < args.count {
-            switch args[i] {
-            case "--work": work = args[i + 1]
-            case "--rounds": rounds = Int(args[i + 1]) ?? rounds
-            case "--bin": bin = args[i + 1]
-            default: throw BuildBench.BenchError("unknown option \(args[i])")
-            }
-            i += 2
-        }
-        if !work.hasPrefix("/") { work = FileManager.default.currentDirectoryPath + "/" + work }
+        var options = BenchArguments(args)
+        let work = options.folder("--work", default: ".bench/install")
+        let rounds = options.int("--rounds", default: 3)
+        let bin = options.value("--bin") ?? BenchProcess.productsDirectory
+        try options.refuseUnread()
         let corpus = "\(bin)/corpus", corpusd = "\(bin)/corpusd"
 
         let tree = try prepareTree(work: work, corpusd: corpusd)

@@ -12,16 +12,11 @@ enum MiniLMBench {
     static let passageTokens = 128
 
     static func run(args: [String]) throws {
-        var options = Array(args.drop { $0 == "minilm" })
-        func value(_ flag: String) -> String? {
-            guard let i = options.firstIndex(of: flag), i + 1 < options.count else { return nil }
-            defer { options.removeSubrange(i...(i + 1)) }
-            return options[i + 1]
-        }
-        let model = value("--model") ?? "models/all-MiniLM-L6-v2"
-        let peer = value("--sgemm-gflops").flatMap(Double.init)
-        let seconds = value("--seconds").flatMap(Double.init) ?? 4
-        let batch = value("--batch").flatMap(Int.init) ?? 32
+        var options = BenchArguments(args, subcommand: "minilm")
+        let model = options.value("--model") ?? "models/all-MiniLM-L6-v2"
+        let peer = options.value("--sgemm-gflops").flatMap(Double.init)
+        let seconds = options.value("--seconds").flatMap(Double.init) ?? 4
+        let batch = options.int("--batch", default: 32)
 
         let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: model))
         var figures: [String: Double] = [:]

@@ -12,19 +12,12 @@ import Foundation
 /// the conditional GET of `catalog.json`, answered 304. Goal: median <= 150 ms.
 enum SyncBench {
     static func run(_ args: [String]) throws {
-        var work = ".bench/sync", corpora = 100, runs = 15, bin = BenchProcess.productsDirectory
-        var i = 0
-        while i + 1 < args.count {
-            switch args[i] {
-            case "--work": work = args[i + 1]
-            case "--corpora": corpora = Int(args[i + 1]) ?? corpora
-            case "--runs": runs = Int(args[i + 1]) ?? runs
-            case "--bin": bin = args[i + 1]
-            default: throw BuildBench.BenchError("unknown option \(args[i])")
-            }
-            i += 2
-        }
-        if !work.hasPrefix("/") { work = FileManager.default.currentDirectoryPath + "/" + work }
+        var options = BenchArguments(args)
+        let work = options.folder("--work", default: ".bench/sync")
+        let corpora = options.int("--corpora", default: 100)
+        let runs = options.int("--runs", default: 15)
+        let bin = options.value("--bin") ?? BenchProcess.productsDirectory
+        try options.refuseUnread()
         let corpus = "\(bin)/corpus", corpusd = "\(bin)/corpusd"
         let ids = (0..<corpora).map { String(format: "c%03d", $0) }
         let tree = try prepareTree(work: work, ids: ids, corpusd: corpusd)

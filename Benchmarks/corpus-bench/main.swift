@@ -5,6 +5,7 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "bundle-stream": BundleStreamBench.run,
     "minilm": MiniLMBench.run(args:),
     "build": BuildBench.run,
+    "delta": DeltaBench.run,
     "engine": EngineBench.run(args:),
     "eval": EvalBench.run(args:),
     "install": InstallBench.run,

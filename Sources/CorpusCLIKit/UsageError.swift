@@ -10,6 +10,8 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongArgumentCount(command: String, usage: String)
     case missingRequired(String, command: String)
     case invalidValue(option: String, value: String, expected: String)
+    /// A value that is wrong in the way `problem` says (`"tides@" has no VERSION after the @`).
+    case badValue(option: String, value: String, problem: String)
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .wrongArgumentCount(c, u): return "wrong number of arguments; usage: \(c) \(u)"
         case let .missingRequired(o, c): return "\(c) needs \(o)"
         case let .invalidValue(o, v, e): return "\(o) \(v.debugDescription) is not \(e)"
+        case let .badValue(o, v, p): return "\(o) \(v.debugDescription) \(p)"
         }
     }
 

@@ -10,6 +10,11 @@ enum ClientErrors {
         ErrorReport.from(error, domain: domain)
     }
 
+    /// The exit code of a command given several names: that of the first refusal, 0 when none.
+    static func exitCode(firstRefusal: Error?) -> Int32 {
+        firstRefusal.map { report($0).exit.rawValue } ?? 0
+    }
+
     static func domain(_ error: Error) -> ErrorReport? {
         switch error {
         case let e as SyncError:
@@ -18,8 +23,6 @@ enum ClientErrors {
             return from(engine: e)
         case let e as SQLiteError:
             return ErrorReport(code: "sqlite", message: e.description, hint: "the pack may be damaged; run corpus verify", kind: .localIO)
-        case let e as SyncLockError:
-            return ErrorReport(code: "lock-held", message: e.description, hint: "wait for the other corpus command to finish, then retry", kind: .localIO)
         default:
             return nil
         }
@@ -41,6 +44,9 @@ enum ClientErrors {
         case .unsafePack:
             return ErrorReport(code: "unsafe-pack", message: "refused: \(m)",
                                hint: "the bundle is signed but its pack is damaged or unsafe; nothing was installed; tell the catalog's publisher", kind: .verification)
+        case .delta:
+            return ErrorReport(code: "delta", message: "refused the delta: \(m)",
+                               hint: "nothing of it was kept; the full bundle is installed instead (corpus sync)", kind: .verification)
         case .wantedNotOffered:
             return ErrorReport(code: "not-found", message: m, hint: "correct the wanted-file; corpus catalog lists what is offered", kind: .notFound)
         case .localFileDamaged:

@@ -14,8 +14,17 @@ struct ImportCommand: ClientCommand {
 
     func run() throws -> Int32 {
         let keys = try cmd.values(Self.trust).map { try PublicKey(contentsOf: $0) }
-        try ForeignBundleCheck.refuse(cmd.positionals[0])
-        let m = try client.importBundle(path: cmd.positionals[0], trustedKeys: keys)
+        let path = cmd.positionals[0]
+        let m: Manifest
+        do {
+            m = try client.importBundle(path: path, trustedKeys: keys)
+        } catch let e as SyncError where e.category == .verification {
+            // Another app's corpus is refused by the bundle reader as an unsafe archive; only then
+            // is the file looked at again, to say what it is and which command converts it (an
+            // import that succeeds opens its file once, for the one verification).
+            try ForeignBundleCheck.refuse(path)
+            throw e
+        }
         if console.json {
             console.emit(Imported(imported: .init(id: m.id, version: m.version.description, catalog: HomeLayout.localRemote)))
         } else {

@@ -20,14 +20,13 @@ struct InstallCommand: ClientCommand {
         return report(outcomes, verb: "install")
     }
 
-    /// `id`, `catalog/id` or either with `@VERSION`; a version that is no version is the user's
-    /// typo (exit 2), not a malformed file.
+    /// `id`, `catalog/id` or either with `@VERSION` (`VersionedName`); a missing id or version,
+    /// or a version that is no version, is the user's typo (exit 2), not a malformed file.
     static func wanted(_ text: String) throws -> WantedCorpus {
-        let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
-        guard parts.count == 2 else { return WantedCorpus(id: parts.first ?? text) }
-        guard let version = try? CorpusVersion.parse(parts[1]) else {
-            throw UsageError.invalidValue(option: argument, value: text, expected: "an id with an optional @VERSION, like tides or tides@3 or tides@1.2.0")
+        do {
+            return WantedCorpus(try VersionedName.parse(text))
+        } catch {
+            throw UsageError.badValue(option: argument, value: error.text, problem: error.problem)
         }
-        return WantedCorpus(id: parts[0], version: version)
     }
 }

@@ -26,7 +26,7 @@ struct RemoveCommand: ClientCommand {
         if console.json {
             console.emit(Removed(removed: removed, error: first.map { ErrorBody(ClientErrors.report($0)) }))
         }
-        return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
+        return ClientErrors.exitCode(firstRefusal: first)
     }
 
     /// `{"removed": ["main/x"], "error"?: {…}}`: what was removed, and the first refusal.

@@ -12,6 +12,8 @@ struct SyncCommand: ClientCommand {
                                   options: [wanted, prune])
     static let readsToken = true
 
+    static let wantedHint = "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]"
+
     let context: ClientContext
 
     func run() async throws -> Int32 {
@@ -21,8 +23,9 @@ struct SyncCommand: ClientCommand {
                 throw ErrorReport(code: "not-found", message: "cannot read the wanted-file \(file)", hint: "check the path", kind: .notFound)
             }
             do { wanted = try JSONDecoder().decode([WantedCorpus].self, from: data) } catch {
-                throw ErrorReport(code: "usage", message: "\(file) is not a JSON list of corpus ids",
-                                  hint: "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]", kind: .usage)
+                // An entry with an @ but no version (or no id) is named with what it lacks.
+                let what = (error as? VersionedNameError).map { "\(file): the entry \($0)" } ?? "\(file) is not a JSON list of corpus ids"
+                throw ErrorReport(code: "usage", message: what, hint: Self.wantedHint, kind: .usage)
             }
         } else if cmd.has(Self.prune) {
             throw UsageError.missingRequired("\(Self.wanted.synopsis) (\(Self.prune.name) removes what the wanted-file does not list)",

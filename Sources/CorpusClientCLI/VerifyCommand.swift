@@ -25,7 +25,7 @@ struct VerifyCommand: ClientCommand {
                 if let e = r.error { console.err("FAILED \(r.name): \(e.description) (\(RepairHint.verify(e, r.name)))") } else { console.info("ok \(r.name)") }
             }
         }
-        return first.map { ClientErrors.report($0).exit.rawValue } ?? 0
+        return ClientErrors.exitCode(firstRefusal: first)
     }
 
     /// `{"verified": [{"corpus", "ok", "error"?}]}`

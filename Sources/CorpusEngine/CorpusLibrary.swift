@@ -103,23 +103,39 @@ public final class CorpusLibrary: Sendable {
         // Stop words ("the", "is", …) match nearly every passage and only add noise to both
         // channels; they are dropped unless the query has nothing else.
         let tokens = FTSQuery.contentTokens(FTSQuery.tokens(query))
+        let vectors = try queryVectors(query, tokens: tokens, corpora: corpora, options: options)
+        let lists = try rankedLists(tokens: tokens, vectors: vectors, corpora: corpora, options: options, skipped: &skipped)
+        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights).prefix(max(0, options.k))
+        let hits = try self.hits(Array(fused), corpora: corpora, tokens: tokens)
+        // Every selected corpus skipped: nothing was searched, and saying "no results" would hide it.
+        if let first = skipped.first, Set(skipped.map(\.name)).count == selectedCount { throw first.error }
+        return SearchReport(hits: hits, skipped: skipped)
+    }
 
-        // The embedder key of each corpus searched with vectors, nil for lexical-only ones.
-        var vectorKey: [String?] = []
+    /// The query embedded once per distinct embedder of the corpora searched with vectors.
+    struct QueryVectors {
+        /// Per corpus (by position), the key of its embedder; nil for a lexical-only one.
+        var keyOfCorpus: [String?] = []
+        /// Per embedder key, the query's vector; missing when the query has no direction (no words).
+        var byKey: [String: [Float]] = [:]
+    }
+
+    private func queryVectors(_ query: String, tokens: [String], corpora: [InstalledCorpus],
+                              options: SearchOptions) throws -> QueryVectors {
+        var out = QueryVectors()
         var queryEmbedders: [String: any Embedder] = [:]
         for corpus in corpora {
             let lexicalOnly = options.lexicalOnly || options.lexicalOnlyCorpora.contains(corpus.id)
                 || options.lexicalOnlyCorpora.contains(corpus.name)
             guard !lexicalOnly else {
-                vectorKey.append(nil)
+                out.keyOfCorpus.append(nil)
                 continue
             }
             let info = corpus.manifest.embedder
             let key = EmbedderResolver.key(info)
             if queryEmbedders[key] == nil { queryEmbedders[key] = try embedders.embedder(for: info, corpus: corpus.name) }
-            vectorKey.append(key)
+            out.keyOfCorpus.append(key)
         }
-        var queryVectors: [String: [Float]] = [:]
         for (key, e) in queryEmbedders.sorted(by: { $0.key < $1.key }) {
             try Task.checkCancellation()
             // The lexical hashing embedder sees the same content words as BM25; a neural
@@ -127,91 +143,107 @@ public final class CorpusLibrary: Sendable {
             let text = e.id == HashingEmbedder.identifier ? tokens.joined(separator: " ") : query
             let v = try e.embed([text]).first ?? []
             // An all-zero embedding (no words) has no direction to search in.
-            if v.count == e.dimension, v.contains(where: { $0 != 0 }) { queryVectors[key] = v }
+            if v.count == e.dimension, v.contains(where: { $0 != 0 }) { out.byKey[key] = v }
         }
+        return out
+    }
 
-        // Lexical: BM25 values of corpora with different statistics are not comparable, so the
-        // lexical list orders by ladder stage, then by rank within each corpus (below).
-        // Vector: one list per embedder across corpora (below).
-        var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
-        // Corpora embedded with one embedder share one vector list, ranked by score: cosines from
-        // one model and one query vector compare across corpora, and a sentence encoder gives every
-        // passage of every corpus some positive score, so per-corpus lists would hand the nearest
-        // passage of an unrelated corpus the same vector rank 1 as the right one. Equal scores
-        // share a rank.
+    /// The ranked lists fusion takes: one lexical list across corpora, one vector list per embedder.
+    ///
+    /// Lexical: BM25 values of corpora with different statistics are not comparable, so the
+    /// lexical list orders by ladder stage, then by rank within each corpus (`lexicalList`).
+    /// Vector: corpora embedded with one embedder share one list, ranked by score: cosines from
+    /// one model and one query vector compare across corpora, and a sentence encoder gives every
+    /// passage of every corpus some positive score, so per-corpus lists would hand the nearest
+    /// passage of an unrelated corpus the same vector rank 1 as the right one. Equal scores
+    /// share a rank. A pack that opened but cannot be read (corrupt pages) is added to `skipped`.
+    private func rankedLists(tokens: [String], vectors: QueryVectors, corpora: [InstalledCorpus], options: SearchOptions,
+                             skipped: inout [SkippedCorpus]) throws -> [ReciprocalRankFusion.RankedList<PassageKey>] {
         var nearestByEmbedder: [String: [(key: PassageKey, score: Float)]] = [:]
-        var lexicalHits: [(key: PassageKey, stage: Int, rank: Int)] = []
-        let lexicalDepth = options.lexicalDepth ?? options.perChannelDepth
+        var lexicalHits: [LexicalHit] = []
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()
             // A time window keeps only its passages; each channel then looks deeper so that its
             // best `depth` inside the window are found (vectors: every row).
             var window: Set<Int32>?
-            if let w = options.timeWindow {
-                do { window = try corpus.rows(in: w) } catch {
-                    skipped.append(SkippedCorpus(name: corpus.name, error: error))
-                    continue
-                }
-                if window!.isEmpty { continue }
+            let lexical: [(row: Int32, stage: Int)]
+            do {
+                if let w = options.timeWindow { window = try corpus.rows(in: w) }
+                if window?.isEmpty == true { continue }
+                lexical = try lexicalRows(corpus, tokens: tokens, window: window, options: options)
+            } catch {
+                skipped.append(SkippedCorpus(name: corpus.name, error: error))
+                continue
             }
-            if lexicalDepth > 0 {
-                // A pack that opened but cannot be read (corrupt pages) skips its corpus, not the search.
-                var lexical: [(row: Int32, stage: Int)]
-                do {
-                    lexical = try corpus.lexicalSearchStaged(tokens: tokens, limit: window == nil ? lexicalDepth : max(lexicalDepth * 20, 1000))
-                } catch {
-                    skipped.append(SkippedCorpus(name: corpus.name, error: error))
-                    continue
-                }
-                if let window { lexical = Array(lexical.filter { window.contains($0.row) }.prefix(lexicalDepth)) }
-                for (i, hit) in lexical.enumerated() {
-                    lexicalHits.append((key: PassageKey(corpus: c, row: hit.row), stage: hit.stage, rank: i + 1))
-                }
+            for (i, hit) in lexical.enumerated() {
+                lexicalHits.append(LexicalHit(key: PassageKey(corpus: c, row: hit.row), stage: hit.stage, rank: i + 1))
             }
-            if let key = vectorKey[c], let queryVector = queryVectors[key], (options.vectorDepth ?? 1) > 0 {
+            if let key = vectors.keyOfCorpus[c], let queryVector = vectors.byKey[key], (options.vectorDepth ?? 1) > 0 {
                 let depth = options.vectorDepth ?? options.perChannelDepth
                 var nearest = corpus.vectors.nearest(to: queryVector, limit: window == nil ? depth : corpus.vectors.rows)
                 if let window { nearest = Array(nearest.filter { window.contains($0.row) }.prefix(depth)) }
                 nearestByEmbedder[key, default: []] += nearest.map { (key: PassageKey(corpus: c, row: $0.row), score: $0.score) }
             }
         }
-        if !lexicalHits.isEmpty {
-            // One lexical list: ordered by ladder stage first (a passage holding every query word
-            // beats one holding a single word, whatever its corpus), then by its BM25 rank within
-            // its corpus; equal (stage, rank) pairs share a rank, so corpora of equal standing
-            // interleave. The list is cut at the depth times the number of corpora, so every
-            // corpus's own top N can take part.
-            lexicalHits.sort { ($0.stage, $0.rank, $0.key) < ($1.stage, $1.rank, $1.key) }
-            var ranks: [Int] = []
-            var dense = 0
-            var last: (Int, Int)?
-            for h in lexicalHits {
-                if last == nil || last! != (h.stage, h.rank) { dense += 1; last = (h.stage, h.rank) }
-                ranks.append(dense)
-            }
-            lists.append(.init(channel: .lexical, keys: lexicalHits.map(\.key), ranks: ranks,
-                               scales: lexicalHits.map { $0.stage == 0 ? 1 : options.relaxedLexicalWeight }))
-        }
+        var lists: [ReciprocalRankFusion.RankedList<PassageKey>] = []
+        if !lexicalHits.isEmpty { lists.append(Self.lexicalList(lexicalHits, relaxedWeight: options.relaxedLexicalWeight)) }
         for (_, scored) in nearestByEmbedder.sorted(by: { $0.key < $1.key }) {
             let ranked = scored.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
             lists.append(.init(channel: .vector, scored: Array(ranked.prefix(options.vectorDepth ?? options.perChannelDepth))))
         }
-        let fused = ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights).prefix(max(0, options.k))
+        return lists
+    }
 
+    /// A corpus's best BM25 rows with their ladder stage, at most the lexical depth; inside a time
+    /// window (`window`, its rows) from a deeper search (20 times the depth, at least 1,000).
+    private func lexicalRows(_ corpus: InstalledCorpus, tokens: [String], window: Set<Int32>?,
+                             options: SearchOptions) throws -> [(row: Int32, stage: Int)] {
+        let depth = options.lexicalDepth ?? options.perChannelDepth
+        guard depth > 0 else { return [] }
+        let rows = try corpus.lexicalSearchStaged(tokens: tokens, limit: window == nil ? depth : max(depth * 20, 1000))
+        guard let window else { return rows }
+        return Array(rows.filter { window.contains($0.row) }.prefix(depth))
+    }
+
+    /// A lexical hit: where it is, its ladder stage and its BM25 rank within its corpus.
+    struct LexicalHit {
+        var key: PassageKey
+        var stage: Int
+        var rank: Int
+    }
+
+    /// One lexical list: ordered by ladder stage first (a passage holding every query word beats
+    /// one holding a single word, whatever its corpus), then by its BM25 rank within its corpus;
+    /// equal (stage, rank) pairs share a rank, so corpora of equal standing interleave. The list
+    /// is cut at the depth times the number of corpora, so every corpus's own top N can take part.
+    /// A hit below the first stage (holding only part of the query) counts `relaxedWeight` of a
+    /// full one in fusion (docs/engine.md, "Fusion, measured").
+    static func lexicalList(_ hits: [LexicalHit], relaxedWeight: Double) -> ReciprocalRankFusion.RankedList<PassageKey> {
+        let sorted = hits.sorted { ($0.stage, $0.rank, $0.key) < ($1.stage, $1.rank, $1.key) }
+        var ranks: [Int] = []
+        var dense = 0
+        var last: (Int, Int)?
+        for h in sorted {
+            if last == nil || last! != (h.stage, h.rank) { dense += 1; last = (h.stage, h.rank) }
+            ranks.append(dense)
+        }
+        return .init(channel: .lexical, keys: sorted.map(\.key), ranks: ranks,
+                     scales: sorted.map { $0.stage == 0 ? 1 : relaxedWeight })
+    }
+
+    /// The fused passages with their text, document and section, read from each corpus once.
+    private func hits(_ fused: [ReciprocalRankFusion.Fused<PassageKey>], corpora: [InstalledCorpus], tokens: [String]) throws -> [Hit] {
         var details: [Int: [Int32: InstalledCorpus.PassageDetail]] = [:]
         for c in Set(fused.map(\.key.corpus)) {
             details[c] = try corpora[c].details(rows: fused.filter { $0.key.corpus == c }.map(\.key.row), tokens: tokens)
         }
-        let hits = fused.compactMap { f -> Hit? in
+        return fused.compactMap { f -> Hit? in
             let corpus = corpora[f.key.corpus]
             guard let d = details[f.key.corpus]?[f.key.row] else { return nil }
             return Hit(corpus: corpus.id, remote: corpus.remote, version: corpus.version.description, passageID: d.passageID,
                        document: d.documentPath, documentTitle: d.documentTitle, section: d.section, text: d.text,
                        snippet: d.snippet, score: f.score, lexicalRank: f.ranks[.lexical], vectorRank: f.ranks[.vector])
         }
-        // Every selected corpus skipped: nothing was searched, and saying "no results" would hide it.
-        if let first = skipped.first, Set(skipped.map(\.name)).count == selectedCount { throw first.error }
-        return SearchReport(hits: hits, skipped: skipped)
     }
 
     /// The corpora a search covers: all installed, or those `names` selects (`id` or `remote/id`),

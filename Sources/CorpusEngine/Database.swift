@@ -9,6 +9,9 @@ public final class Database {
         case readOnly
         /// Read-write, creating the file if needed (the publisher building a pack).
         case create
+        /// Read-write on an existing file, with the read-only mode's guards (no schema code runs):
+        /// the client patching its own copy of a verified pack with a delta.
+        case update
     }
 
     let handle: OpaquePointer
@@ -19,6 +22,7 @@ public final class Database {
         let flags: Int32 = switch mode {
         case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         case .create: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        case .update: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
         }
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
@@ -29,14 +33,14 @@ public final class Database {
         }
         handle = db
         self.path = path
-        if mode == .readOnly {
+        if mode != .create {
             // sqlite.org/security.html: do not run schema-defined code, refuse writes to the schema.
             try configure(SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0)
             try configure(SQLITE_DBCONFIG_DEFENSIVE, 1)
             try configure(SQLITE_DBCONFIG_ENABLE_TRIGGER, 0)
             try configure(SQLITE_DBCONFIG_ENABLE_VIEW, 0)
-            try execute("PRAGMA query_only = ON")
         }
+        if mode == .readOnly { try execute("PRAGMA query_only = ON") }
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -214,6 +218,13 @@ public final class Statement {
         return String(cString: p)
     }
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// The column's UTF-8 bytes without making a String (`sqlite3_column_text`, `sqlite3_column_bytes`),
+    /// valid until the next step or reset.
+    public func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let p = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(handle, column)))
+    }
 }
 
 @available(*, unavailable)

@@ -10,8 +10,7 @@ extension CorpusLibrary {
         refresh().compactMap { entry -> String? in
             guard case let .success(corpus) = entry.result,
                   names.isEmpty || names.contains(corpus.id) || names.contains(corpus.name),
-                  let digest = corpus.manifest.embedder.digest, EmbedderManifest.isValidID(corpus.manifest.embedder.id),
-                  InstalledEmbedder.isDigest(digest),
+                  let digest = corpus.manifest.embedder.modelDigest, EmbedderManifest.isValidID(corpus.manifest.embedder.id),
                   !FileIO.exists(layout.embedderDirectory(id: corpus.manifest.embedder.id, digest: digest)) else { return nil }
             return corpus.name
         }

@@ -10,6 +10,22 @@ public struct BundleProgress: Sendable, Equatable {
     public var bytesTotal: Int64
 }
 
+/// A bundle's signed manifest that verified against a trusted key: only `BundleReader` makes one
+/// (its initialiser is internal to this module), so a value of this type is proof of the
+/// verification, and what the installer hands on instead of verifying again.
+public struct VerifiedManifest: Hashable, Sendable {
+    public let manifest: Manifest
+    /// The exact signed bytes of `corpus.json`.
+    public let bytes: Data
+    public let signature: Signature
+
+    init(manifest: Manifest, bytes: Data, signature: Signature) {
+        self.manifest = manifest
+        self.bytes = bytes
+        self.signature = signature
+    }
+}
+
 /// Reads and verifies a corpus bundle (docs/format.md "Corpus bundle").
 ///
 /// Opening checks the member table: exactly the allowlisted names, each once, regular files,
@@ -32,21 +48,22 @@ public final class BundleReader {
     }
 
     /// Reads `corpus.json` and its signature and verifies them with the trusted key whose key id
-    /// the signature names.
-    public func manifest(trustedKeys: [PublicKey]) throws -> (manifest: Manifest, bytes: Data, signature: Signature) {
+    /// the signature names: the one verification of a bundle's signature; what it returns is
+    /// handed on (`extract(_:into:)`) rather than verified again.
+    public func manifest(trustedKeys: [PublicKey]) throws -> VerifiedManifest {
         let (bytes, signature) = try vetted.signedDocument(BundleLayout.manifest, signature: BundleLayout.signature, trustedKeys: trustedKeys,
                                                            maxBytes: Self.maxManifestBytes, maxSignatureBytes: Self.maxSignatureBytes)
         let manifest = try Manifest.decode(bytes)
         for name in BundleLayout.payloadMembers where manifest.members[name] == nil {
             throw FormatError.malformed(what: "corpus manifest", reason: "it does not list \(name)")
         }
-        return (manifest, bytes, signature)
+        return VerifiedManifest(manifest: manifest, bytes: bytes, signature: signature)
     }
 
     /// Checks every member against the signed manifest without writing anything (`corpus verify`).
     @discardableResult
     public func verifyAll(trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Manifest {
-        let (manifest, _, _) = try manifest(trustedKeys: trustedKeys)
+        let manifest = try manifest(trustedKeys: trustedKeys).manifest
         for name in BundleLayout.payloadMembers {
             try vetted.stream(name, declared: manifest.members[name]!, progress: progress) { _ in }
         }
@@ -61,11 +78,30 @@ public final class BundleReader {
     /// left exactly as it was.
     @discardableResult
     public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Manifest {
-        let (manifest, manifestBytes, signature) = try manifest(trustedKeys: trustedKeys)
-        try vetted.extract(to: directory, document: (BundleLayout.manifest, manifestBytes),
-                           signature: (BundleLayout.signature, signature.fileText),
-                           payload: BundleLayout.payloadMembers.map { ($0, manifest.members[$0]!) }, progress: progress)
-        return manifest
+        let verified = try manifest(trustedKeys: trustedKeys)
+        try vetted.extract(to: directory, document: (BundleLayout.manifest, verified.bytes),
+                           signature: (BundleLayout.signature, verified.signature.fileText),
+                           payload: payload(of: verified.manifest), progress: progress)
+        return verified.manifest
+    }
+
+    /// Writes the bundle whose manifest `verified` holds into `directory`, an empty folder the
+    /// caller created and owns (an installer's one staging folder): the signed manifest and
+    /// signature as verified, and every payload member hashed against them as it is written,
+    /// each file fsynced. Nothing is renamed and the folder is not synced: the caller adds what it
+    /// needs, syncs the folder once and moves it into place, and removes it if this throws.
+    ///
+    /// The signature is not verified again: `verified` is the proof. Every payload byte is checked
+    /// against its signed hash, so a manifest verified from another reader of the same file
+    /// installs exactly that signed content or is refused.
+    public func extract(_ verified: VerifiedManifest, into directory: String, progress: ((BundleProgress) -> Void)? = nil) throws {
+        try vetted.write(into: directory, document: (BundleLayout.manifest, verified.bytes),
+                         signature: (BundleLayout.signature, verified.signature.fileText),
+                         payload: payload(of: verified.manifest), progress: progress)
+    }
+
+    private func payload(of manifest: Manifest) -> [(name: String, declared: MemberInfo)] {
+        BundleLayout.payloadMembers.map { ($0, manifest.members[$0]!) }
     }
 }
 

@@ -25,11 +25,6 @@ public struct BundleRef: Codable, Hashable, Sendable {
         self.size = size
     }
 
-    /// `digest` as hex text, which names the file's partial download (`downloads/<sha256>.part`).
-    /// Transitional for the mirror, which reads it while it moves to its own module; that pass
-    /// switches to `digest`.
-    public var sha256: String { digest.hex }
-
     /// The reference to a content-addressed file: hashes `file` and names it `path(digest)`
     /// (`TreeLayout.bundlePath`, `TreeLayout.embedderPath`).
     public init(hashing file: String, path: (SHA256Digest) -> String) throws {
@@ -63,9 +58,11 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     public var embedder: EmbedderInfo
     /// The logical content digest of the version (`Manifest.content`). JSON `content_digest`.
     public var content: SHA256Digest
+    /// Deltas from earlier versions to this one (docs/format.md "Delta"); absent when there are none.
+    public var deltas: [DeltaRef]?
 
     enum CodingKeys: String, CodingKey {
-        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder
+        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas
         case content = "content_digest"
     }
 
@@ -87,10 +84,6 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
         self.embedder = embedder
         self.content = content
     }
-
-    /// `content` as hex text. Transitional for the mirror, which compares it while it moves to its
-    /// own module; that pass switches to `content` and deletes this.
-    public var contentDigest: String { content.hex }
 }
 
 /// The signed catalog document (`catalogs/<version>.json` in a published tree).
@@ -154,6 +147,11 @@ public struct Catalog: Codable, Hashable, Sendable {
             guard TreePath.isSafe(e.bundle.path), e.bundle.size > 0 else {
                 throw FormatError.malformed(what: "catalog", reason: "unsafe bundle reference for \(e.id)")
             }
+            for d in e.deltas ?? [] {
+                guard TreePath.isSafe(d.file.path), d.file.size > 0, d.fromVersion != e.version else {
+                    throw FormatError.malformed(what: "catalog", reason: "unsafe delta reference for \(e.id)")
+                }
+            }
         }
         for e in c.embedders ?? [] { try e.validate() }
         return c
@@ -210,7 +208,19 @@ public enum TreeLayout {
     public static func catalogPath(version: Int) -> String { "catalogs/\(version).json" }
     public static func rootKeyPath(version: Int) -> String { "keys/root-\(version).json" }
     public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
+    /// `deltas/<sha256>.delta.zip`: a content-addressed delta (docs/format.md "Delta").
+    public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
     public static let signatureSuffix = ".minisig"
+
+    /// The `Content-Type` a file of a tree is served with, by its name: the same from `corpusd
+    /// serve` and from an object store the tree was uploaded to.
+    public static func contentType(of name: String) -> String {
+        if name.hasSuffix(".json") { return "application/json" }
+        if name.hasSuffix(".zip") { return "application/zip" }
+        if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
+        if name.hasSuffix(".minisig") || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
+        return "application/octet-stream"
+    }
 }
 
 /// Relative paths that stay inside a tree: no empty, `.` or `..` segments, no absolute paths,

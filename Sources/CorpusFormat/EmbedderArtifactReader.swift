@@ -49,10 +49,16 @@ public final class EmbedderArtifactReader {
     @discardableResult
     public func extract(to directory: String, trustedKeys: [PublicKey], progress: ((BundleProgress) -> Void)? = nil) throws -> Verified {
         let verified = try manifest(trustedKeys: trustedKeys)
+        try extract(verified, to: directory, progress: progress)
+        return verified
+    }
+
+    /// `extract(to:trustedKeys:)` for a manifest already verified (`Verified` is only made by
+    /// `manifest(trustedKeys:)`): the signature is not checked again, every model file is.
+    public func extract(_ verified: Verified, to directory: String, progress: ((BundleProgress) -> Void)? = nil) throws {
         try vetted.extract(to: directory, document: (EmbedderArtifactLayout.manifest, verified.bytes),
                            signature: (EmbedderArtifactLayout.signature, verified.signature.fileText),
                            payload: EmbedderArtifactLayout.payloadMembers.map { ($0, verified.manifest.files[$0]!) }, progress: progress)
-        return verified
     }
 }
 

@@ -51,9 +51,9 @@ public struct HomeLayout: Sendable, Hashable {
     public var locks: String { "\(root)/locks" }
 
     /// `downloads/<sha256>.part`: a resumable partial download.
-    public func partial(sha256: String) -> String { "\(downloads)/\(sha256).part" }
+    public func partial(sha256: SHA256Digest) -> String { "\(downloads)/\(sha256.hex).part" }
     /// `downloads/<sha256>.part.json`: where the partial came from and its validator, for `If-Range`.
-    public func partialMeta(sha256: String) -> String { partial(sha256: sha256) + ".json" }
+    public func partialMeta(sha256: SHA256Digest) -> String { partial(sha256: sha256) + ".json" }
 
     /// Creates the fixed folders (not per-remote ones). Idempotent.
     public func createFolders() throws {

@@ -9,10 +9,6 @@ extension HomeLayout {
     /// `embedders/<id>/<digest>/`: one installed model (docs/layout.md). `id` must pass
     /// `EmbedderManifest.isValidID` before it gets here.
     public func embedderDirectory(id: String, digest: SHA256Digest) -> String { "\(embedders)/\(id)/\(digest.hex)" }
-
-    /// `embedderDirectory(id:digest:)` for a digest in hex text that must be 64 lower-case hex
-    /// digits. Transitional: the CLI calls it while its commands move to their own module.
-    public func embedderDirectory(id: String, digest: String) -> String { "\(embedders)/\(id)/\(digest)" }
 }
 
 /// An embedder model as installed in `HOME/embedders/<id>/<digest>/`: the extracted artifact.
@@ -67,8 +63,4 @@ public enum InstalledEmbedder {
         }
         return out
     }
-
-    /// 64 lower-case hex digits (`SHA256Digest.isValid`). Transitional: the CLI calls it while its
-    /// commands move to their own module.
-    public static func isDigest(_ s: String) -> Bool { SHA256Digest.isValid(s) }
 }

@@ -22,10 +22,6 @@ public struct EmbedderInfo: Codable, Hashable, Sendable {
         self.encoding = encoding
         self.modelDigest = modelDigest
     }
-
-    /// `modelDigest` as hex text. Transitional: the CLI reads it while its commands move to
-    /// their own module; that pass switches to `modelDigest` and deletes this.
-    public var digest: String? { modelDigest?.hex }
 }
 
 /// SHA-256 and size of one bundle member, as the signed manifest records them.
@@ -58,10 +54,29 @@ public struct Manifest: Codable, Hashable, Sendable {
     public var content: SHA256Digest
     /// Every member other than the manifest and its signature.
     public var members: [String: MemberInfo]
+    /// The digest of every row of the pack (`PackDigest`, docs/format.md "Rows digest"): what a
+    /// client that built its pack from a delta checks it against. JSON `rows_digest`; absent from
+    /// manifests written before deltas existed.
+    public var rowsDigest: SHA256Digest?
+    /// `install` when the pack's FTS5 index is empty and the client builds it at install, so the
+    /// download holds no index (docs/format.md "Index built at install"). Such a manifest is
+    /// format 2, which clients that cannot build the index refuse rather than install a pack that
+    /// finds nothing by words. Nil: the pack holds its index (format 1).
+    public var index: PackIndex? {
+        didSet { format = index == nil ? Manifest.currentFormat : Manifest.indexAtInstallFormat }
+    }
+
+    public enum PackIndex: String, Codable, Hashable, Sendable {
+        case install
+    }
+
+    /// The manifest format of a bundle whose pack's index is built at install.
+    public static let indexAtInstallFormat = 2
 
     enum CodingKeys: String, CodingKey {
-        case format, id, version, title, description, language, license, embedder, documents, passages, members
+        case format, id, version, title, description, language, license, embedder, documents, passages, members, index
         case content = "content_digest"
+        case rowsDigest = "rows_digest"
     }
 
     public init(id: String, version: CorpusVersion, title: String, description: String = "", language: String = "en",
@@ -81,17 +96,16 @@ public struct Manifest: Codable, Hashable, Sendable {
         self.members = members
     }
 
-    /// `content` as hex text. Transitional: the CLI puts it into `[String: Any]` JSON while its
-    /// commands move to their own module; that pass switches to `content` and deletes this.
-    public var contentDigest: String { content.hex }
-
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
     /// Decodes and checks the fields that later code relies on for safety.
     public static func decode(_ data: Data) throws -> Manifest {
         let m = try CanonicalJSON.decode(Manifest.self, from: data, what: "corpus manifest")
-        guard m.format == currentFormat else {
-            throw FormatError.unsupported(what: "corpus manifest", reason: "format \(m.format); this build reads format \(currentFormat)")
+        guard m.format == currentFormat || m.format == indexAtInstallFormat else {
+            throw FormatError.unsupported(what: "corpus manifest", reason: "format \(m.format); this build reads formats \(currentFormat) and \(indexAtInstallFormat)")
+        }
+        guard (m.format == indexAtInstallFormat) == (m.index != nil), m.index == nil || m.rowsDigest != nil else {
+            throw FormatError.malformed(what: "corpus manifest", reason: "format \(m.format) with index \(m.index?.rawValue ?? "in the pack")")
         }
         try Identifier.validate(m.id, what: "corpus id")
         guard m.embedder.dimension > 0, m.embedder.dimension <= 4096, ["int8", "f32"].contains(m.embedder.encoding) else {

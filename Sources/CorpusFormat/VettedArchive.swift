@@ -46,6 +46,14 @@ final class VettedArchive {
                         maxBytes: Int64, maxSignatureBytes: Int64) throws -> (bytes: Data, signature: Signature) {
         let bytes = try readSmall(name, limit: maxBytes)
         let signatureBytes = try readSmall(signatureName, limit: maxSignatureBytes)
+        return (bytes, try Self.verifySignature(signatureBytes, of: bytes, name: name, signatureName: signatureName, trustedKeys: trustedKeys))
+    }
+
+    /// Verifies the minisign signature `signatureBytes` of the document `bytes` (member `name`) with
+    /// the trusted key it names; the signature of a document that travels inside another container
+    /// (the manifest a delta carries) is checked here too.
+    static func verifySignature(_ signatureBytes: Data, of bytes: Data, name: String, signatureName: String,
+                                trustedKeys: [PublicKey]) throws -> Signature {
         guard !signatureBytes.isEmpty else { throw FormatError.signatureMissing(file: signatureName) }
         guard let text = String(data: signatureBytes, encoding: .utf8), let signature = try? Signature(text: text) else {
             throw FormatError.signatureInvalid(what: "\(name) (its signature is not a minisign signature)")
@@ -58,7 +66,7 @@ final class VettedArchive {
         } catch FormatError.signatureInvalid(let what) {
             throw FormatError.signatureInvalid(what: what == "the trusted comment" ? "the trusted comment of \(name)" : name)
         }
-        return (bytes, signature)
+        return signature
     }
 
     /// Streams one member through SHA-256 into `sink` (see `ZipReader.streamVerified`).
@@ -75,6 +83,15 @@ final class VettedArchive {
         try reader.extractVerified(to: directory, manifest: document, signature: signature,
                                     payload: payload.map { ($0.name, positions[$0.name]!, $0.declared) },
                                     chunkSize: Self.chunkSize, progress: progress)
+    }
+
+    /// Writes the verified document, its signature and the payload members into `directory`, an
+    /// empty folder the caller owns (see `ZipReader.writeVerified`).
+    func write(into directory: String, document: (name: String, bytes: Data), signature: (name: String, text: String),
+               payload: [(name: String, declared: MemberInfo)], progress: ((BundleProgress) -> Void)?) throws {
+        try reader.writeVerified(into: directory, manifest: document, signature: signature,
+                                 payload: payload.map { ($0.name, positions[$0.name]!, $0.declared) },
+                                 chunkSize: Self.chunkSize, progress: progress)
     }
 
     private func readSmall(_ name: String, limit: Int64) throws -> Data {

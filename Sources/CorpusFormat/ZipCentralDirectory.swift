@@ -35,7 +35,17 @@ struct ZipCentralDirectory {
     private static let maxCommentBytes = 0xFFFF
 
     static func read(fd: Int32, path: String, limits: Limits = .bundle) throws -> ZipCentralDirectory {
-        func bad(_ reason: String) -> FormatError { .archiveInconsistent(reason: reason) }
+        let end = try endRecord(fd: fd, path: path, limits: limits)
+        let dir = try preadExactly(fd, count: Int(end.size), at: Int64(end.offset), path: path)
+        return ZipCentralDirectory(entries: try entries(in: dir, count: end.count))
+    }
+
+    private static func bad(_ reason: String) -> FormatError { .archiveInconsistent(reason: reason) }
+
+    /// Where the central directory is and how many entries it holds, from the end of central
+    /// directory record (and the Zip64 one it points at), which must end the file exactly; a
+    /// directory beyond `limits`, or not ending where the record begins, is refused.
+    private static func endRecord(fd: Int32, path: String, limits: Limits) throws -> (count: UInt64, size: UInt64, offset: UInt64) {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw FormatError.io(operation: "stat", path: path, errno: errno) }
         let fileSize = Int64(st.st_size)
@@ -84,8 +94,11 @@ struct ZipCentralDirectory {
         guard directoryOffset <= directoryEnd, directoryEnd - directoryOffset == directorySize else {
             throw bad("central directory does not end where the end record begins")
         }
+        return (count, directorySize, directoryOffset)
+    }
 
-        let dir = try preadExactly(fd, count: Int(directorySize), at: Int64(directoryOffset), path: path)
+    /// The `count` entries of the raw central directory `dir`, which they must fill exactly.
+    private static func entries(in dir: [UInt8], count: UInt64) throws -> [Entry] {
         var entries: [Entry] = []
         var p = 0
         for _ in 0..<count {
@@ -98,7 +111,7 @@ struct ZipCentralDirectory {
             p = next
         }
         guard p == dir.count else { throw bad("central directory has \(dir.count - p) unaccounted bytes") }
-        return ZipCentralDirectory(entries: entries)
+        return entries
     }
 
     private static func preadExactly(_ fd: Int32, count: Int, at offset: Int64, path: String) throws -> [UInt8] {

@@ -68,34 +68,29 @@ extension ZipReader {
         guard mkdir(staging, 0o755) == 0 else { throw FormatError.io(operation: "create directory", path: staging, errno: errno) }
         var done = false
         defer { if !done { FileIO.remove(staging) } }
-
-        try Self.writeFile("\(staging)/\(manifest.name)") { fd, p in
-            try manifest.bytes.withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
-        }
-        try Self.writeFile("\(staging)/\(signature.name)") { fd, p in
-            try Data(signature.text.utf8).withUnsafeBytes { try FileIO.writeAll(fd, $0, path: p) }
-        }
-        for member in payload {
-            try Self.writeFile("\(staging)/\(member.name)") { fd, p in
-                try streamVerified(at: member.index, name: member.name, declared: member.declared, chunkSize: chunkSize,
-                                   progress: progress) { chunk in
-                    try FileIO.writeAll(fd, chunk, path: p)
-                }
-            }
-        }
+        try writeVerified(into: staging, manifest: manifest, signature: signature, payload: payload, chunkSize: chunkSize, progress: progress)
         FileIO.syncDirectory(staging)
         try Self.renameNoReplace(staging, directory)
         done = true
         FileIO.syncDirectory(parent.isEmpty ? "." : parent)
     }
 
-    /// Creates a new file, lets `body` fill it, fsyncs and closes it.
-    static func writeFile(_ path: String, _ body: (Int32, String) throws -> Void) throws {
-        let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
-        defer { Glibc.close(fd) }
-        try body(fd, path)
-        guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
+    /// Writes the verified manifest, its signature and every payload member (hashed as it is
+    /// written) into `directory`, an empty folder the caller owns, fsyncing each file. The caller
+    /// syncs the folder and moves it into place; on a failure it removes the folder.
+    func writeVerified(into directory: String, manifest: (name: String, bytes: Data), signature: (name: String, text: String),
+                       payload: [(name: String, index: Int, declared: MemberInfo)], chunkSize: Int,
+                       progress: ((BundleProgress) -> Void)?) throws {
+        try FileIO.writeNew(manifest.bytes, to: "\(directory)/\(manifest.name)")
+        try FileIO.writeNew(Data(signature.text.utf8), to: "\(directory)/\(signature.name)")
+        for member in payload {
+            try FileIO.writeNew("\(directory)/\(member.name)") { fd, p in
+                try streamVerified(at: member.index, name: member.name, declared: member.declared, chunkSize: chunkSize,
+                                   progress: progress) { chunk in
+                    try FileIO.writeAll(fd, chunk, path: p)
+                }
+            }
+        }
     }
 
     /// Moves the verified staging folder into place with rename(2).

@@ -17,13 +17,7 @@ struct MirrorDirectory: Sendable {
     func path(_ relative: String) -> String { "\(root)/\(relative)" }
 
     /// The catalogs the mirror holds, by version (only ones it verified are ever written).
-    func catalogVersions() -> [Int] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: path("catalogs"))) ?? []
-        return names.compactMap { name -> Int? in
-            guard name.hasSuffix(".json"), let n = Int(name.dropLast(5)), n >= 1, "\(n).json" == name else { return nil }
-            return n
-        }.sorted()
-    }
+    func catalogVersions() -> [Int] { PublishedTree(root: root).catalogVersions() }
 
     /// The newest catalog the mirror holds (the rollback floor), even one a crashed run wrote
     /// before switching the pointer: its clients may have seen it.
@@ -61,11 +55,7 @@ struct MirrorDirectory: Sendable {
     }
 
     /// True when `ref`'s file is in place with the signed size and SHA-256.
-    func holds(_ ref: BundleRef) -> Bool {
-        let file = path(ref.path)
-        guard FileIO.fileSize(file) == ref.size, let hash = try? SHA256.hash(fileAt: file) else { return false }
-        return Hex.encode(hash.digest) == ref.sha256
-    }
+    func holds(_ ref: BundleRef) -> Bool { ref.matches(fileAt: path(ref.path)) }
 
     /// Moves a verified download into place.
     func place(download: VerifiedDownload, as ref: BundleRef) throws {
@@ -93,27 +83,10 @@ struct MirrorDirectory: Sendable {
         try write(data, to: relative)
     }
 
-    /// Removes bundles and embedder artifacts that neither `keep` nor any unexpired catalog of the mirror references,
-    /// as `corpusd publish` does: a client still reading an older valid catalog can finish.
+    /// Removes bundles and embedder artifacts no unexpired catalog of the mirror references, as
+    /// `corpusd publish` does (`PublishedTree.removeUnreferencedFiles`).
     func removeUnreferencedBundles(keep: Catalog, now: Date) -> [String] {
-        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + (c.embedders ?? []).map(\.artifact.path) }
-        var referenced = Set(files(keep))
-        for version in catalogVersions() {
-            guard let data = FileManager.default.contents(atPath: path(TreeLayout.catalogPath(version: version))),
-                  let c = try? Catalog.decode(data) else { continue }
-            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(files(c)) }
-        }
-        var removed: [String] = []
-        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip")] {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: path(folder))) ?? []).sorted() where name.hasSuffix(suffix) {
-                let rel = "\(folder)/\(name)"
-                if !referenced.contains(rel) {
-                    FileIO.remove(path(rel))
-                    removed.append(rel)
-                }
-            }
-        }
-        return removed
+        PublishedTree(root: root).removeUnreferencedFiles(keep: keep, now: now)
     }
 
     /// Removes what a refused or finished run left in the work folder. Keeps resumable partials
@@ -129,6 +102,6 @@ struct MirrorDirectory: Sendable {
     }
 
     private func io<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as FormatError { throw MirrorUpdater.syncError(e, file: root) }
+        do { return try body() } catch let e as FormatError { throw SyncError.from(e, file: root) }
     }
 }

@@ -57,9 +57,11 @@ public struct MirrorUpdater: Sendable {
         }
         let dir = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         let createdFolder = !FileIO.exists(dir)
-        do { try FileIO.createDirectory(dir) } catch let e as FormatError { throw Self.syncError(e, file: dir) }
+        do { try FileIO.createDirectory(dir) } catch let e as FormatError { throw SyncError.from(e, file: dir) }
         do {
-            let lock = try MirrorLock(directory: dir)
+            // On the folder itself, so a refused run leaves the tree exactly as it was.
+            let lock: FileLock
+            do { lock = try FileLock(directory: dir) } catch { throw SyncError(error) }
             defer { lock.release() }
             return try await update(MirrorDirectory(root: dir), progress: progress)
         } catch {
@@ -135,9 +137,9 @@ public struct MirrorUpdater: Sendable {
     /// (each content-addressed file once); entitled corpora only with a token.
     private func plan(_ up: VerifiedUpstream, mirror: MirrorDirectory, progress: (MirrorProgress) -> Void) throws -> Plan {
         var plan = Plan()
-        var seen = Set<String>()
+        var seen = Set<SHA256Digest>()
         func want(_ ref: BundleRef, label: String, token: String?, check: @escaping (String) throws -> Void) {
-            guard seen.insert(ref.sha256).inserted else { return }
+            guard seen.insert(ref.digest).inserted else { return }
             if mirror.holds(ref) {
                 plan.present.append(ref.path)
                 progress(.present(corpus: label, path: ref.path))
@@ -148,7 +150,7 @@ public struct MirrorUpdater: Sendable {
         for entry in up.catalog.corpora {
             let ref = entry.bundle
             // Bundles are content-addressed: a catalog naming any other path cannot reach the tree's other files.
-            guard ref.path == TreeLayout.bundlePath(sha256: ref.sha256) else {
+            guard ref.path == TreeLayout.bundlePath(sha256: ref.digest.hex) else {
                 throw SyncError.malformed(what: "catalog", reason: "bundle of \(entry.id) is at \(ref.path.debugDescription), not bundles/<sha256>.corpus.zip")
             }
             if entry.access == .entitled && token == nil {
@@ -162,7 +164,7 @@ public struct MirrorUpdater: Sendable {
         // reach the origin for them; public, as on the origin.
         for e in up.catalog.embedders ?? [] {
             let ref = e.artifact
-            guard ref.path == TreeLayout.embedderPath(sha256: ref.sha256) else {
+            guard ref.path == TreeLayout.embedderPath(sha256: ref.digest.hex) else {
                 throw SyncError.malformed(what: "catalog", reason: "embedder \(e.id) is at \(ref.path.debugDescription), not embedders/<sha256>.embedder.zip")
             }
             want(ref, label: "embedder \(e.id)", token: nil) { try Self.checkEmbedder(of: $0, entry: e, root: up.root) }
@@ -184,7 +186,7 @@ public struct MirrorUpdater: Sendable {
             do {
                 try fetch.check(done.path)
             } catch {
-                downloader.discard(sha256: fetch.ref.sha256)
+                downloader.discard(fetch.ref.digest)
                 throw error
             }
             downloads.append((fetch.ref, done))
@@ -209,7 +211,7 @@ public struct MirrorUpdater: Sendable {
         if let page = up.indexPage { try mirror.write(page, to: "index.html") }
         let pointer: Data
         do { pointer = try CanonicalJSON.encode(CatalogPointer(id: up.catalog.id, version: up.catalog.version)) } catch let e as FormatError {
-            throw Self.syncError(e, file: TreeLayout.pointer)
+            throw SyncError.from(e, file: TreeLayout.pointer)
         }
         try mirror.write(pointer, to: TreeLayout.pointer)
     }
@@ -220,9 +222,9 @@ public struct MirrorUpdater: Sendable {
         do {
             manifest = try BundleReader(path: path).manifest(trustedKeys: [root.key]).manifest
         } catch let e as FormatError {
-            throw syncError(e, file: entry.bundle.path)
+            throw SyncError.from(e, file: entry.bundle.path)
         }
-        guard manifest.id == entry.id, manifest.version == entry.version, manifest.contentDigest == entry.contentDigest else {
+        guard manifest.id == entry.id, manifest.version == entry.version, manifest.content == entry.content else {
             throw SyncError.catalogMismatch(reason: "\(entry.bundle.path) holds \(manifest.id) \(manifest.version), the catalog promised \(entry.id) \(entry.version)")
         }
     }
@@ -233,26 +235,10 @@ public struct MirrorUpdater: Sendable {
         do {
             verified = try EmbedderArtifactReader(path: path).manifest(trustedKeys: [root.key])
         } catch let e as FormatError {
-            throw syncError(e, file: entry.artifact.path)
+            throw SyncError.from(e, file: entry.artifact.path)
         }
         guard verified.manifest.id == entry.id, verified.digest == entry.digest, verified.manifest.dimension == entry.dimension else {
             throw SyncError.catalogMismatch(reason: "\(entry.artifact.path) holds embedder \(verified.manifest.id) \(verified.digest.prefix(12))…, the catalog promised \(entry.id) \(entry.digest.prefix(12))…")
-        }
-    }
-
-    /// A format-layer failure as the sync domain's error, keeping security refusals precise.
-    static func syncError(_ e: FormatError, file: String) -> SyncError {
-        switch e {
-        case let .signatureMissing(f): return .signatureMissing(file: f)
-        case let .signatureInvalid(what): return .signatureInvalid(what: what)
-        case let .keyIDMismatch(_, actual): return .untrustedKey(keyID: actual)
-        case let .untrustedKey(keyID): return .untrustedKey(keyID: keyID)
-        case let .hashMismatch(member, expected, actual): return .hashMismatch(file: "\(file): \(member)", expected: expected, actual: actual)
-        case let .sizeMismatch(member, expected, actual): return .sizeMismatch(file: "\(file): \(member)", expected: expected, actual: actual)
-        case let .sizeExceeded(member, limit): return .sizeExceeded(file: "\(file): \(member)", limit: limit)
-        case let .io(operation, path, code): return .io(operation: operation, path: path, errno: code)
-        case .crypto: return .io(operation: e.description, path: file, errno: EIO)
-        default: return .malformed(what: file, reason: e.description)
         }
     }
 }

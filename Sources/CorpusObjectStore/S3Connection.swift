@@ -1,91 +1,83 @@
 import Foundation
 import CorpusFormat
 internal import CCurl
+internal import CorpusCurl
 
-/// Owns one libcurl easy handle (`curl_easy_init` / `curl_easy_cleanup`) for S3 requests, every
-/// one signed by libcurl itself with AWS Signature Version 4 (`CURLOPT_AWS_SIGV4`).
+/// S3 requests over one libcurl easy handle (the shared `CurlEasy`), every one signed by libcurl
+/// itself with AWS Signature Version 4 (`CURLOPT_AWS_SIGV4`).
 ///
 /// Not thread-safe: `S3Client` uses it under its lock. Reusing one handle keeps the connection
 /// to the endpoint alive between objects.
 final class S3Connection {
-    private static let globalInit: CURLcode = curl_global_init(3) // CURL_GLOBAL_ALL (a macro Swift cannot import)
-    private let handle: UnsafeMutableRawPointer
+    private let easy: CurlEasy
 
     init() throws(ObjectStoreError) {
-        guard Self.globalInit == CURLE_OK, let h = curl_easy_init() else {
+        do { easy = try CurlEasy() } catch {
             throw .network(operation: "start", key: "", reason: "libcurl could not create a handle")
         }
-        handle = h
     }
-
-    deinit { curl_easy_cleanup(handle) }
 
     /// One request, no retries. The secret goes to libcurl as the password it signs with and
     /// never into a URL or a header this code writes.
     /// `credentials` nil sends the request unsigned, as an anonymous reader would.
     func perform(_ request: S3Request, endpoint: S3Endpoint, credentials: S3Credentials?, timeouts: S3Timeouts) -> S3Response {
         let ctx = S3TransferContext(request: request)
-        curl_easy_reset(handle)
-        set(CURLOPT_URL, endpoint.origin + request.pathAndQuery)
-        set(CURLOPT_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_FOLLOWLOCATION, 0)
-        set(CURLOPT_NOSIGNAL, 1)
-        set(CURLOPT_USERAGENT, "corpusd/1")
-        set(CURLOPT_CONNECTTIMEOUT_MS, Int(timeouts.connect * 1000))
+        easy.reset()
+        easy.set(CURLOPT_URL, endpoint.origin + request.pathAndQuery)
+        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        easy.set(CURLOPT_NOSIGNAL, 1)
+        easy.set(CURLOPT_USERAGENT, "corpusd/1")
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(timeouts.connect * 1000))
         // A transfer slower than this for `stall` seconds is cut (and retried).
-        set(CURLOPT_LOW_SPEED_LIMIT, 1024)
-        set(CURLOPT_LOW_SPEED_TIME, Int(timeouts.stall))
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
+        easy.set(CURLOPT_LOW_SPEED_TIME, Int(timeouts.stall))
         if let credentials {
-            set(CURLOPT_AWS_SIGV4, "aws:amz:\(endpoint.region):s3")
-            set(CURLOPT_USERNAME, credentials.accessKeyID)
-            set(CURLOPT_PASSWORD, credentials.secretAccessKey)
+            easy.set(CURLOPT_AWS_SIGV4, "aws:amz:\(endpoint.region):s3")
+            easy.set(CURLOPT_USERNAME, credentials.accessKeyID)
+            easy.set(CURLOPT_PASSWORD, credentials.secretAccessKey)
         }
 
         var lines = request.headers.map { "\($0.0): \($0.1)" }
         if let token = credentials?.sessionToken { lines.append("x-amz-security-token: \(token)") }
         // No "Expect:" line to turn off 100-continue: libcurl 7.88 signs the empty header it
         // then does not send, and the signature fails (S3 gateways answer 100 at once anyway).
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in lines { list = curl_slist_append(list, line) }
-        defer { curl_slist_free_all(list) }
-        _ = ccurl_setopt_ptr(handle, CURLOPT_HTTPHEADER, UnsafeRawPointer(list))
+        let headerList = CurlHeaderList(lines)
+        easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList.list))
+        defer { withExtendedLifetime(headerList) {} } // libcurl reads the list during perform
 
         switch request.method {
         case .get: break
-        case .head: set(CURLOPT_NOBODY, 1)
-        case .delete: set(CURLOPT_CUSTOMREQUEST, "DELETE")
+        case .head: easy.set(CURLOPT_NOBODY, 1)
+        case .delete: easy.set(CURLOPT_CUSTOMREQUEST, "DELETE")
         case .put:
-            set(CURLOPT_UPLOAD, 1)
-            _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body?.length ?? 0))
-            set(CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
-            _ = ccurl_setopt_write(handle, CURLOPT_READFUNCTION, s3ReadCallback)
+            easy.set(CURLOPT_UPLOAD, 1)
+            easy.set(CURLOPT_INFILESIZE_LARGE, offset: request.body?.length ?? 0)
+            easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
+            easy.set(CURLOPT_READFUNCTION, write: s3ReadCallback)
         }
-        _ = ccurl_setopt_write(handle, CURLOPT_HEADERFUNCTION, s3HeaderCallback)
-        _ = ccurl_setopt_write(handle, CURLOPT_WRITEFUNCTION, s3WriteCallback)
+        easy.set(CURLOPT_HEADERFUNCTION, write: s3HeaderCallback)
+        easy.set(CURLOPT_WRITEFUNCTION, write: s3WriteCallback)
 
         let unmanaged = Unmanaged.passRetained(ctx)
         defer { unmanaged.release() }
         let opaque = UnsafeRawPointer(unmanaged.toOpaque())
-        for option in [CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_READDATA] { _ = ccurl_setopt_ptr(handle, option, opaque) }
+        for option in [CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_READDATA] { easy.set(option, pointer: opaque) }
 
         var errorBuffer = [CChar](repeating: 0, count: 256) // CURL_ERROR_SIZE
         let code = errorBuffer.withUnsafeMutableBufferPointer { buf -> CURLcode in
-            _ = ccurl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, UnsafeRawPointer(buf.baseAddress))
-            defer { _ = ccurl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil) }
-            return curl_easy_perform(handle)
+            easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(buf.baseAddress))
+            defer { easy.set(CURLOPT_ERRORBUFFER, pointer: nil) }
+            return easy.perform()
         }
         if let failure = ctx.readFailure { return .failed(reason: failure) }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failed(reason: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+            return .failed(reason: detail.isEmpty ? CurlEasy.describe(code) : detail)
         }
-        var status = 0
-        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .answered(status: status, headers: ctx.headers, body: ctx.body)
+        return .answered(status: easy.responseCode, headers: ctx.headers, body: ctx.body)
     }
 
-    private func set(_ option: CURLoption, _ value: Int) { _ = ccurl_setopt_long(handle, option, value) }
-    private func set(_ option: CURLoption, _ value: String) { _ = value.withCString { ccurl_setopt_ptr(handle, option, $0) } }
 }
 
 @available(*, unavailable)

@@ -91,13 +91,7 @@ public enum TreeUploader {
         return file.role < .mutable ? immutableCacheControl : mutableCacheControl
     }
 
-    static func contentType(_ path: String) -> String {
-        if path.hasSuffix(".json") { return "application/json" }
-        if path.hasSuffix(".zip") { return "application/zip" }
-        if path.hasSuffix(".html") { return "text/html; charset=utf-8" }
-        if path.hasSuffix(".minisig") || path.hasSuffix(".pub") || path.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
-        return "application/octet-stream"
-    }
+    static func contentType(_ path: String) -> String { TreeLayout.contentType(of: path) }
 
     /// The private location may not be the public one or lie inside it.
     static func checkApart(_ privateLocation: S3Location, from publicLocation: S3Location) throws(ObjectStoreError) {

@@ -20,6 +20,15 @@ struct BuildCache: Codable {
         var manifest: Manifest
         /// An imported reader-app corpus's own "bundled" mark (the catalog entry's `bundled` wins).
         var sourceBundled: Bool?
+        /// The deltas listed for this bundle (absent in caches written before deltas existed).
+        var deltas: [CachedDelta]?
+    }
+
+    /// A delta in the tree, with the bundles it joins: reused while both are the same.
+    struct CachedDelta: Codable, Equatable {
+        var ref: DeltaRef
+        var base: SHA256Digest
+        var target: SHA256Digest
     }
 
     var format = 1
@@ -51,6 +60,8 @@ struct BuildCache: Codable {
         }
         for f in [builderVersion, entry.id, entry.version.description, entry.title ?? "", entry.description ?? "",
                   entry.language ?? "", entry.license ?? "", embedderID, keyID.description] { field(f) }
+        // Only a non-default index changes the inputs, so caches written before it still match.
+        if let index = entry.index, index != "bundle" { field("index:\(index)") }
         if let format = entry.importFormat {
             field("from:\(format.rawValue):\(importerVersion)")
             if !format.sourceIsFolder {

@@ -37,6 +37,8 @@ public struct CatalogSource: Decodable, Sendable {
         public var bundled: Bool?
         /// The embedder to build with: `hash-uni-bi-384-v1` (the default) or the id of one of `embedders`.
         public var embedder: String?
+        /// Where the pack's full-text index is made: `bundle` (the default) or `install`.
+        public var index: String?
         /// Another app's corpus format `source` is in (`corpuskit`, `knowledgepress`, `lumen`):
         /// imported as `corpusd build --from` does. Checked by `load` (`importFormat`).
         public var from: String?
@@ -74,6 +76,9 @@ public struct CatalogSource: Decodable, Sendable {
                 throw bad("corpus \(e.id) names embedder \(name), which \"embedders\" does not list")
             }
             if e.embedder != nil, e.bundle != nil { throw bad("corpus \(e.id) is a prebuilt bundle; its embedder is the bundle's") }
+            if let index = e.index, !["bundle", "install"].contains(index) {
+                throw bad("corpus \(e.id) has index \(index.debugDescription); it is \"bundle\" or \"install\"")
+            }
             guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
             guard seen.insert(e.id).inserted else { throw bad("corpus \(e.id) is listed twice") }
             guard (e.source == nil) != (e.bundle == nil) else { throw bad("corpus \(e.id) needs exactly one of \"source\" and \"bundle\"") }

@@ -11,6 +11,9 @@ public struct BuildOptions: Sendable {
     public var description: String
     public var language: String
     public var license: String
+    /// True: the pack ships without its FTS5 index, which clients build at install
+    /// (`Manifest.index`); the smaller download.
+    public var indexAtInstall = false
 
     public init(source: String, id: String, version: CorpusVersion, title: String, description: String = "",
                 language: String = "en", license: String = "") {
@@ -71,8 +74,10 @@ public enum CorpusBuilder {
     /// Source folders larger than this build their pack in a scratch file instead of memory.
     static let inMemoryPackLimit: Int64 = 1 << 30
 
+    /// - Parameter layout: the rows of the version published before this one (`RowLayout`), which
+    ///   this one keeps; nil numbers rows and documents in build order.
     public static func build(_ options: BuildOptions, key: SecretKey, output: String,
-                             embedder: any Embedder = HashingEmbedder(),
+                             embedder: any Embedder = HashingEmbedder(), layout: RowLayout? = nil,
                              progress: (BuildProgress) -> Void = { _ in }) throws -> BuildSummary {
         try Identifier.validate(options.id, what: "corpus id")
         let folder = try SourceFolder(options.source)
@@ -83,51 +88,34 @@ public enum CorpusBuilder {
         let packPath = "\(work)/pack.sqlite", vectorsPath = "\(work)/vectors.bin"
 
         let sourceBytes = listing.files.reduce(Int64(0)) { $0 + $1.size }
-        let large = sourceBytes > inMemoryPackLimit
-        let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil)
+        // Rows laid out after a previous version are known only once every passage is: the
+        // pack is then fed after ingest, in row order (FTS5 indexes ascending rowids fastest).
+        let large = layout == nil && sourceBytes > inMemoryPackLimit
+        let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil, indexed: !options.indexAtInstall)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
-        var documents = 0
-        var pids: [String] = []
-        var unembedded: [Passage] = []
-        var warnings: [TextWarning] = []
-        let skipped: [SkippedFile]
+        var ingested: Ingested
         do {
-            skipped = Ingest.merged(listing.skipped, try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
-                                        prepare: { [id = options.id] in
-                                            (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id))
-                                        }) { group in
-                var rows = PackFeed.Rows()
-                for (document, (passages, documentWarnings)) in group {
-                    warnings += documentWarnings
-                    documents += 1
-                    rows.documents.append((documents, document.path, document.title))
-                    rows.passages += passages.map { var p = $0; p.document = documents - 1; return p }
-                }
-                pids += rows.passages.map(\.pid)
-                if large {
-                    try embed(rows.passages[...], with: embedder, into: vectors)
-                } else {
-                    unembedded += rows.passages
-                }
-                try feed.put(rows)
-            })
+            ingested = try ingest(folder, listing: listing, corpus: options.id, into: feed, holdingRows: layout != nil,
+                                  embeddingNow: large ? (embedder, vectors) : nil)
         } catch {
             feed.cancel()
             throw error
         }
-        progress(.ingested(documents: documents, skipped: skipped.count))
-        guard !pids.isEmpty else {
+        progress(.ingested(documents: ingested.documents, skipped: ingested.skipped.count))
+        guard !ingested.passageIDs.isEmpty else {
             feed.cancel()
-            throw PublisherError.noPassages(source: options.source, skipped: skipped.count)
+            throw PublisherError.noPassages(source: options.source, skipped: ingested.skipped.count)
         }
-        progress(.split(passages: pids.count))
-        feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
-                   dimension: embedder.dimension, documents: documents)
+        progress(.split(passages: ingested.passageIDs.count))
         do {
-            let step = embeddingBatch * 4 * Workers.besidePack
-            for start in stride(from: 0, to: unembedded.count, by: step) {
-                try embed(unembedded[start..<min(start + step, unembedded.count)], with: embedder, into: vectors)
+            if let layout {
+                ingested.unembedded = try feedInLayout(ingested.held, layout: layout, feed: feed)
+                ingested.passageIDs = ingested.unembedded.map(\.pid)
             }
+            feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
+                       dimension: embedder.dimension, documents: ingested.documents)
+            let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
+            try embedInBatches(ingested.unembedded, with: embedder, into: vectors, reusing: reusable)
             try vectors.finish()
         } catch {
             feed.cancel()
@@ -136,33 +124,137 @@ public enum CorpusBuilder {
         try feed.wait()
         progress(.packed)
 
-        let manifest = Manifest(
+        let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
+                                         packPath: packPath)
+        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
+        let bytes = FileIO.fileSize(output) ?? 0
+        progress(.bundled(bytes: bytes))
+        return BuildSummary(manifest: signed, skipped: ingested.skipped, warnings: ingested.warnings, output: output, bytes: bytes)
+    }
+
+    /// What ingesting a source folder gathered beside the rows it fed to the pack.
+    struct Ingested {
+        var documents = 0
+        var passageIDs: [String] = []
+        /// Passages still to embed (all of them unless they were embedded group by group).
+        var unembedded: [Passage] = []
+        /// Every row, when they are fed to the pack only after ingest (in a previous version's layout).
+        var held = PackFeed.Rows()
+        var warnings: [TextWarning] = []
+        var skipped: [SkippedFile] = []
+    }
+
+    /// Ingests the folder's files a group at a time on the workers and splits them into passages;
+    /// each group's documents and passages go to the pack as they come, or, with `holdingRows`,
+    /// are kept for the caller to lay out. With `embeddingNow` (a large source) each group is
+    /// embedded as it comes instead of being kept for later.
+    static func ingest(_ folder: SourceFolder, listing: SourceListing, corpus id: String, into feed: PackFeed, holdingRows: Bool,
+                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?) throws -> Ingested {
+        var out = Ingested()
+        let groups = try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
+                                       prepare: { (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id)) }) { group in
+            var rows = PackFeed.Rows()
+            for (document, (passages, documentWarnings)) in group {
+                out.warnings += documentWarnings
+                out.documents += 1
+                rows.documents.append((out.documents, document.path, document.title))
+                rows.passages += passages.map { var p = $0; p.document = out.documents - 1; return p }
+            }
+            out.passageIDs += rows.passages.map(\.pid)
+            if holdingRows {
+                out.held.documents += rows.documents
+                out.held.passages += rows.passages
+                return
+            }
+            if let now = embeddingNow {
+                try embed(rows.passages[...], with: now.embedder, into: now.vectors)
+            } else {
+                out.unembedded += rows.passages
+            }
+            try feed.put(rows)
+        }
+        out.skipped = Ingest.merged(listing.skipped, groups)
+        return out
+    }
+
+    /// The manifest of what was built (the bundle writer fills in its members), with the digest of
+    /// the pack's rows, signed with it: what a client that patches its pack with a delta checks.
+    static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passageIDs: [String],
+                         packPath: String) throws -> Manifest {
+        var manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
-            documents: documents, passages: pids.count,
-            content: ContentDigest.make(passageIDs: pids, embedderID: embedder.id))
-        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
-        let bytes = FileIO.fileSize(output) ?? 0
-        progress(.bundled(bytes: bytes))
-        return BuildSummary(manifest: signed, skipped: skipped, warnings: warnings, output: output, bytes: bytes)
+            documents: documents, passages: passageIDs.count,
+            content: ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
+        if options.indexAtInstall { manifest.index = .install }
+        manifest.rowsDigest = try PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
+        return manifest
+    }
+
+    /// The passages kept in memory while the pack was written, embedded a few batches per worker
+    /// at a time (those `reusing` has a vector for are not embedded again).
+    static func embedInBatches(_ passages: [Passage], with embedder: any Embedder, into vectors: VectorFileWriter,
+                               reusing: ReusableVectors?) throws {
+        let step = embeddingBatch * 4 * Workers.besidePack
+        for start in stride(from: 0, to: passages.count, by: step) {
+            try embed(passages[start..<min(start + step, passages.count)], with: embedder, into: vectors, reusing: reusing)
+        }
     }
 
     /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors
     /// there too, and appends them to `vectors` in passage order.
-    static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter) throws {
-        let base = passages.startIndex
-        let batches = stride(from: base, to: passages.endIndex, by: embeddingBatch).map { $0..<min($0 + embeddingBatch, passages.endIndex) }
+    /// Passages `reusing` has a vector for (kept from the previous version) are not embedded again.
+    static func embed(_ passages: ArraySlice<Passage>, with embedder: any Embedder, into vectors: VectorFileWriter,
+                      reusing: ReusableVectors? = nil) throws {
+        var reused: [Int: (values: [Int8], scale: Float)] = [:]
+        var pending: [Int] = []
+        for i in passages.indices {
+            if let v = reusing?.vector(of: passages[i].pid) { reused[i] = v } else { pending.append(i) }
+        }
+        let batches = stride(from: 0, to: pending.count, by: embeddingBatch).map { pending[$0..<min($0 + embeddingBatch, pending.count)] }
         let results = Workers.Slots<Result<[(values: [Int8], scale: Float)], Error>>(count: batches.count)
         Workers.forEach(batches.count, width: Workers.besidePack) { b in
             // What is embedded is what is searched: the section path and the text.
             let texts = batches[b].map { passages[$0].section.isEmpty ? passages[$0].text : "\(passages[$0].section)\n\(passages[$0].text)" }
             results.set(b, Result { try embedder.embed(texts).map(Int8Quantizer.quantize) })
         }
-        for b in batches.indices {
-            for row in try results.take(b)!.get() { try vectors.append(quantized: row.values, scale: row.scale) }
+        var computed: [(values: [Int8], scale: Float)] = []
+        for b in batches.indices { computed += try results.take(b)!.get() }
+        var next = 0
+        for i in passages.indices {
+            if let v = reused[i] {
+                try vectors.append(quantized: v.values, scale: v.scale)
+            } else {
+                try vectors.append(quantized: computed[next].values, scale: computed[next].scale)
+                next += 1
+            }
         }
+    }
+
+    /// Numbers `rows` as `layout` says, queues them for the pack in row order, and returns the
+    /// passages in row order (the order of `vectors.bin`).
+    static func feedInLayout(_ rows: PackFeed.Rows, layout: RowLayout, feed: PackFeed) throws -> [Passage] {
+        let (documentIDs, passageRows) = layout.assign(paths: rows.documents.map(\.path), pids: rows.passages.map(\.pid))
+        var documents = PackFeed.Rows()
+        documents.documents = rows.documents.enumerated().map { (documentIDs[$0.offset], $0.element.path, $0.element.title) }
+            .sorted { $0.id < $1.id }
+        try feed.put(documents)
+        var ordered = [Passage?](repeating: nil, count: rows.passages.count)
+        for (i, p) in rows.passages.enumerated() {
+            var placed = p
+            // `document` is the build's 0-based index; the pack takes `document + 1` as the id.
+            placed.document = documentIDs[p.document] - 1
+            ordered[passageRows[i]] = placed
+        }
+        let passages = ordered.map { $0! }
+        for start in stride(from: 0, to: passages.count, by: 8_192) {
+            var chunk = PackFeed.Rows()
+            chunk.passages = Array(passages[start..<min(start + 8_192, passages.count)])
+            try feed.put(chunk)
+        }
+        return passages
     }
 
     static func makeWorkDirectory(in dir: String, for name: String) throws -> String {

@@ -1,33 +1,77 @@
+import Foundation
 import CorpusFormat
 
-/// `index.html` of a published tree: a plain download page for people, every value HTML-escaped.
+/// `index.html` of a published tree: a download page for people. Every catalog value is a
+/// stranger's text, so each one is HTML-escaped; the page's own Content-Security-Policy also lets
+/// only its one inline script run (by hash) and forbids every fetch, so an escaping slip could not
+/// run script or call out. The filter box works from a file on disk: no server, no network.
 enum IndexPage {
     static func render(_ catalog: Catalog, rootKeyID: String) -> String {
-        var rows = ""
-        for e in catalog.corpora {
-            let access = e.access == .free ? "free" : "entitled" + (e.tier.map { " (\($0))" } ?? "")
-            rows += """
-            <tr><td><a href="\(escape(e.bundle.path))">\(escape(e.title))</a><br><small>\(escape(e.id)) · \(escape(e.description))</small></td>\
-            <td>\(escape(e.version.description))</td><td>\(escape(access))</td><td>\(e.documents)</td><td>\(e.passages)</td>\
-            <td>\(escape(byteCount(e.bundle.size)))</td><td>\(escape(e.language))</td><td>\(escape(e.license))</td></tr>
-
-            """
-        }
+        let catalogFile = TreeLayout.catalogPath(version: catalog.version)
         return """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escape(catalog.title))</title>
-        <style>body{font-family:sans-serif;max-width:60em;margin:2em auto}td,th{padding:.3em .6em;text-align:left;vertical-align:top}</style>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta http-equiv="Content-Security-Policy" content="\(IndexPageAssets.contentSecurityPolicy)">
+        <title>\(escape(catalog.title))</title>
+        <style>\(IndexPageAssets.style)</style>
         </head><body>
         <h1>\(escape(catalog.title))</h1>
         <p>Catalog <code>\(escape(catalog.id))</code>, version \(catalog.version), issued \(escape(catalog.issued)), expires \(escape(catalog.expires)).
         Signed by root key <code>\(escape(rootKeyID))</code> (<a href="\(RootKeyChain.publicKeyPath)">root.pub</a>).
-        Use it with <code>corpus remote add NAME URL --trust root.pub</code>; verify a download by hand with
-        <code>unzip -p FILE.corpus.zip corpus.json &gt; corpus.json; unzip -p FILE.corpus.zip corpus.json.minisig &gt; corpus.json.minisig; minisign -Vm corpus.json -p root.pub</code>.
-        Entitled corpora need a token.</p>
-        <table><tr><th>corpus</th><th>version</th><th>access</th><th>documents</th><th>passages</th><th>size</th><th>language</th><th>license</th></tr>
-        \(rows)</table>
+        Use it with <code>corpus remote add NAME URL --trust root.pub</code>. Entitled corpora need a token.</p>
+        <p><label for="filter">Filter</label> <input id="filter" type="search" placeholder="title, id, language, license…" autocomplete="off">
+        <span id="shown">\(catalog.corpora.count) of \(catalog.corpora.count) shown</span></p>
+        <table id="corpora"><thead><tr><th>corpus</th><th>version</th><th>access</th><th>documents</th><th>passages</th><th>size</th>\
+        <th>language</th><th>license</th><th>SHA-256</th></tr></thead>
+        <tbody>
+        \(catalog.corpora.map(row).joined())</tbody></table>
+        \(verifySection(catalogFile: catalogFile, example: catalog.corpora.first))
+        <script>\(IndexPageAssets.script)</script>
         </body></html>
 
+        """
+    }
+
+    /// The name a browser saves a bundle under (`download` attribute): the content-addressed path
+    /// says nothing to a person, `<id>-<version>.corpus.zip` does.
+    static func downloadName(_ e: CatalogEntry) -> String { "\(e.id)-\(e.version.description).corpus.zip" }
+
+    private static func row(_ e: CatalogEntry) -> String {
+        let access = e.access == .free ? "free" : "entitled" + (e.tier.map { " (\($0))" } ?? "") + ", needs a token"
+        // data-label names each cell when the narrow layout stacks a row's cells.
+        return """
+        <tr class="corpus"><td data-label="corpus"><a href="\(escape(e.bundle.path))" download="\(escape(downloadName(e)))">\(escape(e.title))</a>\
+        <br><small>\(escape(e.id)) · \(escape(e.description))</small></td>\
+        <td data-label="version">\(escape(e.version.description))</td><td data-label="access">\(escape(access))</td>\
+        <td data-label="documents">\(e.documents)</td><td data-label="passages">\(e.passages)</td>\
+        <td data-label="size">\(escape(byteCount(e.bundle.size)))</td><td data-label="language">\(escape(e.language))</td>\
+        <td data-label="license">\(escape(e.license))</td><td data-label="SHA-256"><code class="sha256">\(escape(e.bundle.digest.hex))</code></td></tr>
+
+        """
+    }
+
+    /// How to check a download by hand: the catalog is signed by the root key, the catalog names
+    /// each bundle's SHA-256, and each bundle carries its own signed manifest.
+    private static func verifySection(catalogFile: String, example: CatalogEntry?) -> String {
+        let file = escape(example.map(downloadName) ?? "ID-VERSION.corpus.zip")
+        let hash = escape(example?.bundle.digest.hex ?? "SHA256")
+        let catalogFile = escape(catalogFile)
+        return """
+        <h2 id="verify">Verify a download</h2>
+        <ol>
+        <li>Check the bundle against the SHA-256 above:
+        <pre>echo "\(hash)  \(file)" | sha256sum -c</pre></li>
+        <li>Check that the catalog which lists that SHA-256 is signed by the root key
+        (get <a href="\(catalogFile)">\(catalogFile)</a>, <a href="\(catalogFile)\(TreeLayout.signatureSuffix)">its signature</a>
+        and <a href="\(RootKeyChain.publicKeyPath)">root.pub</a>):
+        <pre>minisign -Vm \(catalogFile.split(separator: "/").last.map(String.init) ?? catalogFile) -p root.pub</pre></li>
+        <li>Check the manifest inside the bundle:
+        <pre>unzip -p \(file) corpus.json &gt; corpus.json
+        unzip -p \(file) corpus.json.minisig &gt; corpus.json.minisig
+        minisign -Vm corpus.json -p root.pub</pre></li>
+        </ol>
+        <p><code>corpus install</code> does all of this itself.</p>
         """
     }
 

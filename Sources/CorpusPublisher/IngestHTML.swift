@@ -42,14 +42,13 @@ enum IngestHTML {
             walker.walk(root)
         }
         walker.flush()
-        return Extracted(title: walker.title, firstH1: walker.firstH1, sections: walker.collector.finish())
+        return Extracted(title: walker.title, firstH1: walker.collector.firstH1, sections: walker.collector.finish())
     }
 
     struct Walker {
         var collector = SectionCollector()
         var buffer = ""
         var title: String?
-        var firstH1: String?
 
         mutating func flush() {
             let text = Text.collapseWhitespace(buffer)
@@ -79,13 +78,7 @@ enum IngestHTML {
                 let name = child.name
                 if name.count == 2, name.first == "h", let level = Int(String(name.last!)), (1...6).contains(level) {
                     flush()
-                    let text = Text.collapseWhitespace(Self.visibleText(child))
-                    if level == 1 && firstH1 == nil {
-                        firstH1 = text
-                        collector.documentHeading()
-                    } else {
-                        collector.heading(level: level, text)
-                    }
+                    collector.titleOrHeading(level: level, Text.collapseWhitespace(Self.visibleText(child)))
                 } else if IngestHTML.blocks.contains(name) {
                     flush()
                     walk(child)

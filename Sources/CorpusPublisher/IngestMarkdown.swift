@@ -7,32 +7,23 @@
 /// for search, it does not render.
 enum IngestMarkdown {
     static func document(path: String, text: String) -> SourceDocument {
+        var reader = Reader()
+        for line in Text.lines(text) { reader.take(line) }
+        return reader.finish(path: path)
+    }
+
+    /// The document read so far, one line at a time: the sections collected, the paragraph being
+    /// gathered, and the fenced code block it is inside, if any.
+    private struct Reader {
         var collector = SectionCollector()
-        var title: String?
         var block: [Substring] = []
         var fence: (marker: Character, count: Int)?
         var code: [Substring] = []
 
-        func flushBlock() {
-            guard !block.isEmpty else { return }
-            collector.paragraph(renderBlock(block))
-            block.removeAll()
-        }
-        func heading(_ level: Int, _ raw: String) {
-            flushBlock()
-            let text = Text.collapseWhitespace(stripInline(raw))
-            if level == 1 && title == nil {
-                title = text
-                collector.documentHeading()
-            } else {
-                collector.heading(level: level, text)
-            }
-        }
-
-        for line in Text.lines(text) {
+        mutating func take(_ line: Substring) {
             let trimmed = line.drop(while: { $0 == " " })
             if let open = fence {
-                if let close = fenceMarker(trimmed), close.marker == open.marker, close.count >= open.count,
+                if let close = IngestMarkdown.fenceMarker(trimmed), close.marker == open.marker, close.count >= open.count,
                    trimmed.dropFirst(close.count).allSatisfy(\.isWhitespace) {
                     collector.paragraph(code.joined(separator: "\n"))
                     code.removeAll()
@@ -40,37 +31,43 @@ enum IngestMarkdown {
                 } else {
                     code.append(line)
                 }
-                continue
+                return
             }
             // Only spaces were dropped, one byte each: counting bytes counts them without grapheme breaking.
-            if line.utf8.count - trimmed.utf8.count <= 3, let marker = fenceMarker(trimmed) {
+            if line.utf8.count - trimmed.utf8.count <= 3, let marker = IngestMarkdown.fenceMarker(trimmed) {
                 flushBlock()
                 fence = marker
-                continue
-            }
-            if trimmed.utf8.first == UInt8(ascii: "#"), let (level, text) = atxHeading(trimmed) {
+            } else if trimmed.utf8.first == UInt8(ascii: "#"), let (level, text) = IngestMarkdown.atxHeading(trimmed) {
                 heading(level, text)
-                continue
-            }
-            if Text.isBlank(trimmed) {
+            } else if Text.isBlank(trimmed) {
                 flushBlock()
-                continue
-            }
-            if block.count == 1, let level = setextLevel(trimmed), !isListItem(block[0]) {
+            } else if block.count == 1, let level = IngestMarkdown.setextLevel(trimmed), !IngestMarkdown.isListItem(block[0]) {
                 let text = String(block[0])
                 block.removeAll()
                 heading(level, text)
-                continue
-            }
-            if isRule(trimmed) || isLinkDefinition(trimmed) {
+            } else if IngestMarkdown.isRule(trimmed) || IngestMarkdown.isLinkDefinition(trimmed) {
                 flushBlock()
-                continue
+            } else {
+                block.append(line)
             }
-            block.append(line)
         }
-        if !code.isEmpty { collector.paragraph(code.joined(separator: "\n")) }
-        flushBlock()
-        return SourceDocument(path: path, title: title ?? Text.fileStem(path), sections: collector.finish())
+
+        mutating func finish(path: String) -> SourceDocument {
+            if !code.isEmpty { collector.paragraph(code.joined(separator: "\n")) }
+            flushBlock()
+            return SourceDocument(path: path, title: collector.firstH1 ?? Text.fileStem(path), sections: collector.finish())
+        }
+
+        private mutating func flushBlock() {
+            guard !block.isEmpty else { return }
+            collector.paragraph(IngestMarkdown.renderBlock(block))
+            block.removeAll()
+        }
+
+        private mutating func heading(_ level: Int, _ raw: String) {
+            flushBlock()
+            collector.titleOrHeading(level: level, Text.collapseWhitespace(IngestMarkdown.stripInline(raw)))
+        }
     }
 
     /// A block of lines as one paragraph: list items on their own lines, prose joined by spaces.

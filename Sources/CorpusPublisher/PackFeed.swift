@@ -38,9 +38,9 @@ final class PackFeed: @unchecked Sendable {
     private var failure: Error?
     private var done = false
 
-    /// Starts the pack thread; `PackWriter(path:scratch:)` runs there.
-    init(destination: String, scratch: String?) {
-        let thread = Thread { [self] in run(destination: destination, scratch: scratch) }
+    /// Starts the pack thread; `PackWriter(path:scratch:indexed:)` runs there.
+    init(destination: String, scratch: String?, indexed: Bool = true) {
+        let thread = Thread { [self] in run(destination: destination, scratch: scratch, indexed: indexed) }
         thread.name = "pack writer"
         thread.start()
     }
@@ -100,10 +100,10 @@ final class PackFeed: @unchecked Sendable {
         return waiting.removeFirst()
     }
 
-    private func run(destination: String, scratch: String?) {
+    private func run(destination: String, scratch: String?, indexed: Bool) {
         var failed: Error?
         do {
-            let pack = try PackWriter(path: destination, scratch: scratch)
+            let pack = try PackWriter(path: destination, scratch: scratch, indexed: indexed)
             while let rows = next() {
                 for d in rows.documents { try pack.addDocument(id: d.id, path: d.path, title: d.title) }
                 for p in rows.passages { try pack.addPassage(p, documentID: p.document + 1) }

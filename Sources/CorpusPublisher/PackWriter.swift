@@ -48,6 +48,8 @@ public final class PackWriter {
     private let insertPassage: Statement
     private let insertFTS: Statement
     private var nextPassage = 0
+    /// False: the FTS5 table is created but left empty (`Manifest.index == .install`).
+    private let indexed: Bool
     private var insertDocumentMeta: Statement?
     private var insertPassageMeta: Statement?
     private var insertHighlight: Statement?
@@ -65,7 +67,8 @@ public final class PackWriter {
     /// Prepares to write the pack to `path` (which must not exist; it is created by `finish`).
     /// - Parameter scratch: where rows go meanwhile: nil for memory (about the finished
     ///   pack's size), or a path that must not exist, removed when the writer goes away.
-    public init(path: String, scratch: String? = nil) throws {
+    public init(path: String, scratch: String? = nil, indexed: Bool = true) throws {
+        self.indexed = indexed
         for p in [path, scratch].compactMap({ $0 }) where FileIO.exists(p) {
             throw FormatError.io(operation: "create pack", path: p, errno: EEXIST)
         }
@@ -96,7 +99,7 @@ public final class PackWriter {
         let row = nextPassage
         try insertPassage.bind(1, row).bind(2, p.pid).bind(3, documentID).bind(4, p.ordinal)
             .bind(5, p.title).bind(6, p.section).bind(7, p.text).run()
-        try insertFTS.bind(1, row).bind(2, p.title).bind(3, p.section).bind(4, p.text).run()
+        if indexed { try insertFTS.bind(1, row).bind(2, p.title).bind(3, p.section).bind(4, p.text).run() }
         nextPassage += 1
         return row
     }

@@ -22,6 +22,20 @@ struct SectionCollector {
         stack.removeAll()
     }
 
+    /// The text of the document's first H1, which the ingesters take as its title.
+    private(set) var firstH1: String?
+
+    /// A heading as the Markdown and HTML ingesters read it: the first H1 is the document's title
+    /// (`firstH1`) and opens no section; every other heading opens one.
+    mutating func titleOrHeading(level: Int, _ text: String) {
+        if level == 1 && firstH1 == nil {
+            firstH1 = text
+            documentHeading()
+        } else {
+            heading(level: level, text)
+        }
+    }
+
     /// Adds a paragraph of already-plain text; blank ones are dropped.
     mutating func paragraph(_ text: String) {
         if Text.hasContent(text) { paragraphs.append(text) }

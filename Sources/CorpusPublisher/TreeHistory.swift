@@ -28,10 +28,8 @@ struct TreeHistory {
             history.latestVersion = pointer.version
             history.catalogID = pointer.id
         }
-        let numbered = ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [])
-            .compactMap { $0.hasSuffix(".json") ? Int($0.dropLast(5)) : nil }.sorted()
         var newestID: String?
-        for n in numbered {
+        for n in PublishedTree(root: tree).catalogVersions() {
             history.latestVersion = max(history.latestVersion, n)
             // Only the signed catalogs the publisher wrote count; a damaged one promised nothing readable.
             guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: n))"),

@@ -11,6 +11,9 @@ public enum PublishProgress: Sendable {
     case embedderFallback(corpus: String, embedder: String, fallback: String, reason: String)
     /// A model artifact was written to (or found in) `embedders/`.
     case embedderPublished(id: String, digest: String, path: String, reused: Bool)
+    /// A delta from version `from` was made (or found in `deltas/`): `bytes` against the bundle's
+    /// `bundleBytes`; `published` false when it was not smaller than half the bundle.
+    case delta(id: String, from: String, bytes: Int64, bundleBytes: Int64, published: Bool, reused: Bool)
     /// A catalog field, or a field of a document just built, holds terminal control characters.
     case textWarning(TextWarning)
     /// What importing a corpus with `from` kept, changed or dropped (one line).
@@ -45,6 +48,8 @@ public struct PublishSummary: Sendable {
 /// artifact is staged in `.staging/`.
 public enum TreePublisher {
     public static let defaultExpiry: TimeInterval = 30 * 86400
+    /// How many earlier versions still referenced get a delta to the new one (`--deltas K`).
+    public static let defaultDeltaBases = 3
     /// How long a catalog may be valid: long enough that one failed cron run does not freeze every
     /// client, short enough that a frozen tree is noticed (and that clients can represent the date).
     public static let expiryRange: ClosedRange<TimeInterval> = 3600...(366 * 86400)
@@ -58,11 +63,13 @@ public enum TreePublisher {
         var reused: Bool
         /// What the build found in the corpus's documents (none when reused).
         var warnings: [TextWarning]
+        /// The deltas the catalog lists for it (`DeltaPublisher`).
+        var deltas: [DeltaPublisher.Staged] = []
     }
 
     public static func publish(catalogDirectory: String, output: String, key: SecretKey,
                                expiresIn: TimeInterval = defaultExpiry, now: Date = Date(),
-                               embedder: any Embedder = HashingEmbedder(),
+                               embedder: any Embedder = HashingEmbedder(), deltaBases: Int = defaultDeltaBases,
                                progress: (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         guard expiryRange.contains(expiresIn) else { throw PublisherError.expiryOutOfRange(seconds: expiresIn, range: expiryRange) }
         let source = try CatalogSource.load(directory: catalogDirectory)
@@ -78,23 +85,25 @@ public enum TreePublisher {
         defer { FileIO.remove(staging) }
 
         var cache = BuildCache.load(tree: output)
-        let prepared = try source.corpora.map { e in
+        let trustedKeys = chain.documents.compactMap { try? $0.publicKey() } + [key.publicKey]
+        var prepared = try source.corpora.map { e in
             try prepare(e, catalogDirectory: catalogDirectory, embedders: embedders, cache: cache, key: key, tree: output,
-                        staging: staging, progress: progress)
+                        staging: staging, trustedKeys: trustedKeys, progress: progress)
         }
         // The rules that need the content, before anything staged becomes part of the tree.
         for p in prepared {
             try history.checkContent(corpus: p.entry.id, version: p.entry.version, content: p.cached.manifest.content)
         }
+        if deltaBases > 0 {
+            try stageDeltas(&prepared, DeltaPublisher(tree: output, staging: staging, key: key, trustedKeys: trustedKeys, bases: deltaBases, now: now),
+                            progress: progress)
+        }
         let artifacts = try stageArtifacts(prepared.map(\.cached.manifest), embedders: embedders,
                                            catalogDirectory: catalogDirectory, key: key, tree: output, staging: staging, progress: progress)
 
         // From here on the tree changes: content-addressed files first, the pointer last.
-        for p in prepared {
-            if let staged = p.staged { try moveIntoPlace(staged, p.cached.bundle, tree: output) }
-            cache.corpora[p.entry.id] = p.cached
-        }
-        for a in artifacts { if let staged = a.staged { try moveIntoPlace(staged, a.entry.artifact, tree: output) } }
+        try placeStaged(prepared, artifacts, tree: output)
+        for p in prepared { cache.corpora[p.entry.id] = p.cached }
         cache.corpora = cache.corpora.filter { id, _ in source.corpora.contains { $0.id == id } }
         try cache.save(tree: output)
 
@@ -110,10 +119,19 @@ public enum TreePublisher {
         for w in catalogWarnings { progress(.textWarning(w)) }
         try writeCatalog(catalog, key: key, tree: output)
 
-        let removed = removeUnreferencedBundles(tree: output, keep: catalog, now: now)
+        let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.current == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings))
+    }
+
+    /// Moves what was staged (bundles, their deltas, model artifacts) to its content-addressed place.
+    static func placeStaged(_ prepared: [Prepared], _ artifacts: [PublishEmbedders.StagedArtifact], tree: String) throws {
+        for p in prepared {
+            if let staged = p.staged { try moveIntoPlace(staged, p.cached.bundle, tree: tree) }
+            for d in p.deltas { if let staged = d.staged { try moveIntoPlace(staged, d.ref.file, tree: tree) } }
+        }
+        for a in artifacts { if let staged = a.staged { try moveIntoPlace(staged, a.entry.artifact, tree: tree) } }
     }
 
     /// Everything that can refuse without building, before the first write: the key is the tree's
@@ -138,7 +156,8 @@ public enum TreePublisher {
     /// Reuses a corpus's bundle from the tree when its inputs are unchanged, else builds it (or copies
     /// and verifies a prebuilt one) into `staging`.
     static func prepare(_ e: CatalogSource.Entry, catalogDirectory: String, embedders: PublishEmbedders, cache: BuildCache,
-                        key: SecretKey, tree: String, staging: String, progress: (PublishProgress) -> Void) throws -> Prepared {
+                        key: SecretKey, tree: String, staging: String, trustedKeys: [PublicKey],
+                        progress: (PublishProgress) -> Void) throws -> Prepared {
         let located = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
         let (embedder, fallbackReason) = embedders.embedder(for: e)
         if let fallbackReason, let wanted = e.embedder {
@@ -166,9 +185,13 @@ public enum TreePublisher {
             for note in summary.imported?.notes ?? [] { progress(.importNote(corpus: e.id, note: note)) }
             progress(.built(id: e.id, documents: summary.documents, passages: summary.passages, skipped: []))
         } else if e.source != nil {
-            let options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
+            var options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
-            let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder)
+            options.indexAtInstall = e.index == "install"
+            let previous = "\(staging)/previous-\(e.id)"
+            defer { FileIO.remove(previous) }
+            let layout = try previousLayout(cache.corpora[e.id], tree: tree, into: previous, trustedKeys: trustedKeys)
+            let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder, layout: layout)
             manifest = summary.manifest
             warnings = summary.warnings
             progress(.built(id: e.id, documents: summary.documents, passages: summary.passages, skipped: summary.skipped))
@@ -183,6 +206,18 @@ public enum TreePublisher {
         let ref = try BundleRef(hashing: staged) { TreeLayout.bundlePath(sha256: $0.hex) }
         return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest, sourceBundled: sourceBundled),
                         staged: staged, reused: false, warnings: warnings)
+    }
+
+    /// The deltas each prepared corpus lists (`DeltaPublisher`), found in `deltas/` or written to staging.
+    static func stageDeltas(_ prepared: inout [Prepared], _ deltas: DeltaPublisher, progress: (PublishProgress) -> Void) throws {
+        let published = DeltaPublisher.published(tree: deltas.tree, now: deltas.now)
+        for i in prepared.indices {
+            let p = prepared[i]
+            let (staged, cached) = try deltas.deltas(to: p.cached.manifest, bundle: p.cached.bundle, at: p.staged ?? "\(deltas.tree)/\(p.cached.bundle.path)",
+                                                     published: published[p.entry.id] ?? [], cached: p.cached.deltas ?? [], progress: progress)
+            prepared[i].deltas = staged
+            prepared[i].cached.deltas = cached.isEmpty ? nil : cached
+        }
     }
 
     /// The model artifacts the prepared corpora were built with, each found in `embedders/` or
@@ -208,10 +243,23 @@ public enum TreePublisher {
 
     static func catalogEntry(_ p: Prepared) -> CatalogEntry {
         let e = p.entry, m = p.cached.manifest
-        return CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title, description: e.description ?? m.description,
-                            language: e.language ?? m.language, license: e.license ?? m.license, access: e.access, tier: e.tier,
-                            bundled: e.bundled ?? p.cached.sourceBundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
-                            embedder: m.embedder, content: m.content)
+        var entry = CatalogEntry(id: e.id, version: e.version, title: e.title ?? m.title, description: e.description ?? m.description,
+                                 language: e.language ?? m.language, license: e.license ?? m.license, access: e.access, tier: e.tier,
+                                 bundled: e.bundled ?? p.cached.sourceBundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
+                                 embedder: m.embedder, content: m.content)
+        entry.deltas = p.deltas.isEmpty ? nil : p.deltas.map(\.ref)
+        return entry
+    }
+
+    /// The rows of the version of the corpus the tree published last (its bundle, if still intact,
+    /// extracted into `folder`, which the caller removes after the build), which the next build
+    /// keeps with its vectors (`RowLayout`); nil for a corpus new to the tree.
+    static func previousLayout(_ cached: BuildCache.Entry?, tree: String, into folder: String, trustedKeys: [PublicKey]) throws -> RowLayout? {
+        guard let cached, bundleIntact(cached.bundle, tree: tree) else { return nil }
+        let manifest = try BundleReader(path: "\(tree)/\(cached.bundle.path)").extract(to: folder, trustedKeys: trustedKeys)
+        var layout = try RowLayout.read(packAt: "\(folder)/\(BundleLayout.pack)")
+        layout.vectors = .init(path: "\(folder)/\(BundleLayout.vectors)", embedderID: manifest.embedder.id, modelDigest: manifest.embedder.modelDigest)
+        return layout
     }
 
     /// Writes the signed catalog, `index.html`, then the pointer, each atomically.
@@ -265,29 +313,5 @@ public enum TreePublisher {
         try FileIO.createDirectory(folder)
         guard rename(staged, dest) == 0 else { throw FormatError.io(operation: "rename", path: dest, errno: errno) }
         FileIO.syncDirectory(folder)
-    }
-
-    /// Removes bundles and embedder artifacts that neither `keep` nor any other unexpired catalog
-    /// of the tree references.
-    static func removeUnreferencedBundles(tree: String, keep: Catalog, now: Date) -> [String] {
-        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + (c.embedders ?? []).map(\.artifact.path) }
-        var referenced = Set(files(keep))
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [] where name.hasSuffix(".json") {
-            guard let data = FileManager.default.contents(atPath: "\(tree)/catalogs/\(name)"),
-                  let c = try? Catalog.decode(data) else { continue }
-            if let expiry = c.expiryDate, expiry > now { referenced.formUnion(files(c)) }
-        }
-        var removed: [String] = []
-        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip")] {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/\(folder)")) ?? []).sorted()
-            where name.hasSuffix(suffix) {
-                let rel = "\(folder)/\(name)"
-                if !referenced.contains(rel) {
-                    FileIO.remove("\(tree)/\(rel)")
-                    removed.append(rel)
-                }
-            }
-        }
-        return removed
     }
 }

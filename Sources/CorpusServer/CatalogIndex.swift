@@ -108,7 +108,10 @@ final class CatalogIndex: Sendable {
                   let catalog = try? Catalog.decode(data) else { s.parsed[name] = nil; continue }
             var owners: [String: [Owner]] = [:]
             for e in catalog.corpora {
-                owners[e.bundle.path, default: []].append(Owner(corpus: e.id, access: e.access, tier: e.tier))
+                let owner = Owner(corpus: e.id, access: e.access, tier: e.tier)
+                owners[e.bundle.path, default: []].append(owner)
+                // A delta holds passages of the version it leads to: the same entry gates it.
+                for d in e.deltas ?? [] { owners[d.path, default: []].append(owner) }
             }
             s.parsed[name] = ParsedCatalog(identity: identity, id: catalog.id, version: catalog.version, owners: owners)
         }

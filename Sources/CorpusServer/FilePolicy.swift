@@ -15,20 +15,14 @@ enum FilePolicy {
         if gated { return privateImmutable }
         guard segments.count == 2 else { return revalidate }
         switch segments[0] {
-        case "bundles", "embedders": return immutable
+        case "bundles", "embedders", "deltas": return immutable
         case "catalogs": return immutable
         case "keys": return segments[1].hasPrefix("root-") ? immutable : revalidate
         default: return revalidate
         }
     }
 
-    static func contentType(_ name: String) -> String {
-        if name.hasSuffix(".json") { return "application/json" }
-        if name.hasSuffix(".zip") { return "application/zip" }
-        if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
-        if name.hasSuffix(".minisig") || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
-        return "application/octet-stream"
-    }
+    static func contentType(_ name: String) -> String { TreeLayout.contentType(of: name) }
 
     /// A strong ETag: a bundle's content hash (its file name says it), else size, mtime and inode,
     /// which change whenever a file is rewritten or replaced by rename.

@@ -31,6 +31,10 @@ final class Gatekeeper: Sendable {
     private let verified = Mutex([String: EntitlementClaims]())
     static let cacheLimit = 4096
 
+    /// Folders whose files are served only when a catalog lists them (as a bundle, or as a delta
+    /// of an entry, which the entry's access then gates).
+    static let listedFolders: Set<String> = ["bundles", "deltas"]
+
     init(verifier: EntitlementVerifier?, index: CatalogIndex) {
         self.verifier = verifier
         self.index = index
@@ -44,13 +48,14 @@ final class Gatekeeper: Sendable {
         // again: a catalog published since the last check may list it (a client that just read
         // the new catalog.json, served straight from disk, asks for it at once), or gate it (the
         // same bytes, turned entitled). Two `stat`s; the index is rebuilt only if the tree changed.
-        if segments.first == "bundles", !(snapshot.owners(ofBundle: path) ?? []).contains(where: { $0.access == .entitled }) {
+        let listedOnly = Self.listedFolders.contains(segments.first ?? "")
+        if listedOnly, !(snapshot.owners(ofBundle: path) ?? []).contains(where: { $0.access == .entitled }) {
             snapshot = index.current(recheck: true)
         }
         // Any path a catalog names as a bundle is gated by that catalog, wherever it lives; other
         // files under bundles/ are unlisted; everything else is public.
         guard let owners = snapshot.owners(ofBundle: path) else {
-            return segments.first == "bundles" ? .unlisted : .open
+            return listedOnly ? .unlisted : .open
         }
         let gated = owners.filter { $0.access == .entitled }
         if gated.isEmpty { return .open }

@@ -209,7 +209,7 @@ final class RequestHandler: Sendable {
         case let .forbidden(reason): r = Self.forbidden(reason)
         }
         // nginx copies this into Cache-Control, so a shared cache never stores a gated bundle.
-        if path.segments.first == "bundles" {
+        if Gatekeeper.listedFolders.contains(path.segments.first ?? "") {
             r.headers.append((.xCorpusCacheControl, FilePolicy.cacheControl(path.segments, gated: decision == .granted)))
         }
         return r

@@ -1,3 +1,5 @@
+import CorpusFormat
+
 /// The path of a request, decoded exactly once and checked before it can name a file.
 ///
 /// libmicrohttpd hands the access handler a URL it has already percent-decoded into a C string,
@@ -91,7 +93,7 @@ public struct RequestTarget: Equatable, Sendable {
         while i < raw.endIndex {
             var b = raw[i]
             if b == UInt8(ascii: "%") {
-                guard i + 2 < raw.endIndex, let hi = hexValue(raw[i + 1]), let lo = hexValue(raw[i + 2]) else {
+                guard i + 2 < raw.endIndex, let hi = Hex.digitValue(raw[i + 1]), let lo = Hex.digitValue(raw[i + 2]) else {
                     throw .badRequest("malformed percent escape")
                 }
                 b = hi << 4 | lo
@@ -105,14 +107,5 @@ public struct RequestTarget: Equatable, Sendable {
             out.append(b)
         }
         return out
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

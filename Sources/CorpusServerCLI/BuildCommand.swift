@@ -17,9 +17,10 @@ enum BuildCommand: ServerCommand {
                                    "import another app's corpus: the reader app's .corpus.zip, the knowledge app's Corpus/ folder, the browser's export zip (docs/import.md)")
     static let embedder = Option.value("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
     static let model = Option.value("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
+    static let index = Option.value("--index", "WHERE", "bundle (the default: the pack holds its full-text index) or install (a smaller download; clients build the index)")
     static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files, or from another app's corpus (--from)",
                                   positionals: .exactly("SOURCE"),
-                                  options: [id, version, title, description, language, license, from, embedder, model, key, out],
+                                  options: [id, version, title, description, language, license, from, embedder, model, index, key, out],
                                   required: [id, version, key, out])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
@@ -36,6 +37,15 @@ enum BuildCommand: ServerCommand {
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         // The model is loaded and checked before anything is written: a wrong folder stops here.
         let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
+        let indexAtInstall: Bool
+        switch cmd.value(Self.index) {
+        case nil, "bundle": indexAtInstall = false
+        case "install": indexAtInstall = true
+        case let other?: throw UsageError.invalidValue(option: Self.index.name, value: other, expected: "bundle or install")
+        }
+        if indexAtInstall, format != nil {
+            throw UsageError.invalidValue(option: Self.index.name, value: "install", expected: "used with --from (an import keeps its source's pack layout)")
+        }
         let draw = { (step: BuildProgress) in
             if console.json {
                 console.emitLine(BuildEventLine(step))
@@ -49,9 +59,10 @@ enum BuildCommand: ServerCommand {
                                         description: cmd.value(Self.description), language: cmd.value(Self.language), license: cmd.value(Self.license))
             summary = try CorpusBuilder.build(importing: options, key: key, output: cmd.required(Self.out), embedder: embedder, progress: draw)
         } else {
-            let options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
+            var options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
                                        description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
                                        license: cmd.value(Self.license) ?? "")
+            options.indexAtInstall = indexAtInstall
             summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder, progress: draw)
         }
         report(summary, key: key, console)

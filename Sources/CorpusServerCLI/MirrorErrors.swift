@@ -19,6 +19,8 @@ enum MirrorErrors {
             return ErrorReport(code: "unsafe-input", message: "refused: \(m)", hint: "the upstream's tree is not usable; tell its publisher", kind: .verification)
         case .unsafePack:
             return ErrorReport(code: "unsafe-pack", message: "refused: \(m)", hint: "the upstream's tree is not usable; tell its publisher", kind: .verification)
+        case .delta:
+            return ErrorReport(code: "delta", message: "refused: \(m)", hint: "the upstream's tree is not usable; tell its publisher", kind: .verification)
         case .entitlementRequired, .entitlementDenied:
             return ErrorReport(code: "entitlement", message: m, hint: "pass a token that covers the entitled corpora with --token (or CORPUS_TOKEN)", kind: .entitlement)
         case .importLimit:

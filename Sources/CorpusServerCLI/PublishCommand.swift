@@ -9,18 +9,27 @@ enum PublishCommand: ServerCommand {
     static let out = Option.value("--out", "PUBLIC_DIR", "the static tree to write (created if missing)")
     static let key = Option.value("--key", "KEY", "the tree's current root secret key")
     static let expires = Option.value("--expires", "DURATION", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")
+    static let deltas = Option.value("--deltas", "K", "write deltas from each of the last K versions still referenced (0 to 16, default \(TreePublisher.defaultDeltaBases))")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires] + ObjectStoreOptions.uploadOptions,
+                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires, deltas] + ObjectStoreOptions.uploadOptions,
                                   required: [out, key])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) throws {
         let expires = try cmd.value(Self.expires).map { try DurationOption.catalogExpiry.parse($0, of: Self.expires) } ?? TreePublisher.defaultExpiry
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         let out = cmd.required(Self.out)
+        var bases = TreePublisher.defaultDeltaBases
+        if let text = cmd.value(Self.deltas) {
+            guard let k = Int(text), (0...16).contains(k) else {
+                throw UsageError.invalidValue(option: Self.deltas.name, value: text, expected: "a whole number from 0 to 16")
+            }
+            bases = k
+        }
         let env = ProcessInfo.processInfo.environment
         // Every mistake in the object-storage options is refused before anything is built.
         let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env)
-        let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires) { step in
+        let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires,
+                                                deltaBases: bases) { step in
             draw(step, console)
         }
         let c = summary.catalog
@@ -56,6 +65,11 @@ enum PublishCommand: ServerCommand {
             if !console.quiet { console.progress("embedder \(id) \(digest.prefix(12))… \(reused ? "unchanged" : "published"): \(path)\n") }
         case let .textWarning(w):
             console.err(PublisherReport.line(w))
+        case let .delta(id, from, bytes, bundleBytes, published, reused):
+            guard !console.quiet else { return }
+            let share = String(format: "%.3f", Double(bytes) / Double(max(bundleBytes, 1)))
+            let what = reused ? "unchanged" : published ? "published" : "not published (not smaller than half the bundle)"
+            console.progress("delta \(id) \(from) → new: \(bytes) bytes, \(share) of the bundle, \(what)\n")
         case let .importNote(corpus, note):
             console.err(TerminalText.sanitizeLine("note: \(corpus): \(note)"))
         }
@@ -64,10 +78,22 @@ enum PublishCommand: ServerCommand {
     /// `{"catalog", "version", "expires", "root_version", "built", "reused", "removed", "warnings", "corpora", "upload"?}`
     struct Published: Encodable {
         struct Corpus: Encodable {
+            struct Delta: Encodable {
+                let fromVersion: String
+                let path: String
+                let size: Int64
+
+                enum CodingKeys: String, CodingKey {
+                    case path, size
+                    case fromVersion = "from_version"
+                }
+            }
+
             let id: String
             let version: String
             let bundle: String
             let size: Int64
+            let deltas: [Delta]
         }
 
         let catalog: String
@@ -98,7 +124,10 @@ enum PublishCommand: ServerCommand {
             reused = summary.reused
             removed = summary.removed
             warnings = summary.warnings.map(WarningEntry.init)
-            corpora = c.corpora.map { Corpus(id: $0.id, version: $0.version.description, bundle: $0.bundle.path, size: $0.bundle.size) }
+            corpora = c.corpora.map { e in
+                Corpus(id: e.id, version: e.version.description, bundle: e.bundle.path, size: e.bundle.size,
+                       deltas: (e.deltas ?? []).map { .init(fromVersion: $0.fromVersion.description, path: $0.path, size: $0.size) })
+            }
         }
     }
 }

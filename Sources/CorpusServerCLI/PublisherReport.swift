@@ -74,6 +74,8 @@ struct PublishEventLine: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case event, id, documents, passages, skipped, embedder, fallback, reason, digest, path, reused, owner, field, text, note
+        case from, size, published
+        case bundleSize = "bundle_size"
     }
 
     func encode(to encoder: Encoder) throws {
@@ -102,6 +104,14 @@ struct PublishEventLine: Encodable {
             try c.encode(id, forKey: .id)
             try c.encode(digest, forKey: .digest)
             try c.encode(path, forKey: .path)
+            try c.encode(reused, forKey: .reused)
+        case let .delta(id, from, bytes, bundleBytes, published, reused):
+            try c.encode("delta", forKey: .event)
+            try c.encode(id, forKey: .id)
+            try c.encode(from, forKey: .from)
+            try c.encode(bytes, forKey: .size)
+            try c.encode(bundleBytes, forKey: .bundleSize)
+            try c.encode(published, forKey: .published)
             try c.encode(reused, forKey: .reused)
         case let .textWarning(w):
             try c.encode("warning", forKey: .event)

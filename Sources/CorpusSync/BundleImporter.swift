@@ -15,17 +15,13 @@ struct BundleImporter: Sendable {
         guard !keys.isEmpty else {
             throw SyncError.untrustedKey(keyID: "(none: add a remote with --trust, or pass --trust KEY.pub)")
         }
-        let manifest: Manifest
-        let signature: Signature
-        do {
-            (manifest, _, signature) = try BundleReader(path: path).manifest(trustedKeys: keys)
-        } catch let e as FormatError { throw SyncError.from(e) }
-        try refuseOverLimit(manifest)
+        // Verified once, here; the installer is handed what was verified.
+        let bundle = try VerifiedBundle.open(path, trustedKeys: keys)
+        try refuseOverLimit(bundle.manifest)
         let installed = try Installer(home: home)
-            .install(bundlePath: path, remote: HomeLayout.localRemote, expected: nil, bundled: false, trustedKeys: keys,
-                     importLimit: operation.importLimit)
+            .install(bundle, remote: HomeLayout.localRemote, bundled: false, importLimit: operation.importLimit)
         // A key given with --trust is remembered, so that `verify` can check this corpus later.
-        if let key = extra.first(where: { $0.keyID == signature.keyID }), !roots.contains(key) {
+        if let key = extra.first(where: { $0.keyID == bundle.verified.signature.keyID }), !roots.contains(key) {
             try TrustStore(home: home).rememberLocal(key)
         }
         return installed

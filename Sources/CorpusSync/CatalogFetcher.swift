@@ -75,13 +75,19 @@ public struct CatalogFetcher: Sendable {
         return pending.update
     }
 
-    /// Fetches and verifies `remote`'s catalog, persisting nothing, within `deadline`.
+    /// Fetches and verifies `remote`'s catalog, persisting nothing, within `deadline`: origin,
+    /// then mirrors, each retried as `retry` says (`SourceFailover`; the first verification
+    /// refusal wins).
     public func fetch(_ remote: Remote) async throws -> Pending {
         try Identifier.validate(remote.name, what: "remote name")
         let attempts = AttemptCount()
-        guard let deadline else { return try await fetchFromSources(remote, attempts: attempts) }
+        let failover = SourceFailover(retry: retry, onAttempt: { attempts.increment() })
+        let fromSources = { @Sendable in
+            try await failover.first(of: remote.sources, file: TreeLayout.pointer) { source in try await refresh(remote, from: source) }
+        }
+        guard let deadline else { return try await fromSources() }
         return try await withThrowingTaskGroup(of: Pending?.self) { group in
-            group.addTask { try await fetchFromSources(remote, attempts: attempts) }
+            group.addTask { try await fromSources() }
             group.addTask {
                 try? await Task.sleep(nanoseconds: UInt64(max(0, deadline) * 1e9))
                 return nil
@@ -91,38 +97,6 @@ public struct CatalogFetcher: Sendable {
             if let pending = try await group.next() ?? nil { return pending }
             throw SyncError.network(after: max(1, attempts.value), last: .deadlineExceeded(seconds: deadline, what: "catalog refresh"))
         }
-    }
-
-    /// Origin, then mirrors, each retried as `retry` says; the first verification refusal wins.
-    private func fetchFromSources(_ remote: Remote, attempts counter: AttemptCount) async throws -> Pending {
-        var firstRefusal: SyncError?
-        var lastTransport: TransportError?
-        var attempts = 0
-        var allNotFound = true
-        for source in remote.sources {
-            for attempt in 1...retry.attemptsPerSource {
-                attempts += 1
-                counter.increment()
-                do {
-                    return try await refresh(remote, from: source)
-                } catch let e as TransportError {
-                    if e == .cancelled { throw SyncError.cancelled }
-                    lastTransport = e
-                    if e != .httpStatus(code: 404) { allNotFound = false }
-                    guard e.isTransient, attempt < retry.attemptsPerSource else { break }
-                    try await retry.sleep(afterAttempt: attempt)
-                } catch let e as SyncError {
-                    // Local failures stop everything; a refusal from one source may not hold for the next.
-                    guard e.category == .verification else { throw e }
-                    allNotFound = false
-                    if firstRefusal == nil { firstRefusal = e }
-                    break
-                }
-            }
-        }
-        if let firstRefusal { throw firstRefusal }
-        if allNotFound { throw SyncError.notFound(file: TreeLayout.pointer) }
-        throw SyncError.network(after: attempts, last: lastTransport ?? .network(reason: "no sources"))
     }
 
     /// One source's answer, verified: the pointer (a 304 ends here), the catalog and its
@@ -146,9 +120,7 @@ public struct CatalogFetcher: Sendable {
 
         let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
                                                              root: root, expectedID: pointer.id, accepted: accepted)
-        guard verdict.catalog.version == pointer.version else {
-            throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(verdict.catalog.version), the pointer says \(pointer.version)")
-        }
+        try Self.check(verdict.catalog, against: pointer)
         let update: Update
         var newlyAccepted: AcceptedCatalog?
         switch verdict {
@@ -177,7 +149,7 @@ public struct CatalogFetcher: Sendable {
     }
 
     /// The pointer is an unsigned hint: it must parse, name a valid catalog id and a safe tree path.
-    static func decodePointer(_ body: Data) throws -> CatalogPointer {
+    public static func decodePointer(_ body: Data) throws -> CatalogPointer {
         let pointer: CatalogPointer
         do {
             pointer = try CanonicalJSON.decode(CatalogPointer.self, from: body, what: TreeLayout.pointer)
@@ -191,22 +163,19 @@ public struct CatalogFetcher: Sendable {
         return pointer
     }
 
-    /// The root chain, from the newest trusted root forward until the tree has no newer one; each
-    /// link verified by the root before it.
-    private func followRootChain(of remote: Remote, on source: Source) async throws -> (root: TrustedRoot, links: [VerifiedRootDocument]) {
-        var root = try TrustStore(home: home).currentRoot(for: remote)
-        var links: [VerifiedRootDocument] = []
-        for _ in 0..<TrustStore.maxChainLength {
-            let path = TreeLayout.rootKeyPath(version: root.version + 1)
-            guard let json = try await optional(source.url(for: path), cap: Self.maxRootDocumentBytes) else { break }
-            guard let sig = try await optional(source.url(for: path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes) else {
-                throw SyncError.signatureMissing(file: path)
-            }
-            let link = try TrustStore.verifyLink(json: json, signature: sig, previous: root, file: path)
-            links.append(link)
-            root = link.root
+    /// The signed catalog must be the version the pointer named (a stale or crafted pointer is refused).
+    public static func check(_ catalog: Catalog, against pointer: CatalogPointer) throws {
+        guard catalog.version == pointer.version else {
+            throw SyncError.catalogMismatch(reason: "\(pointer.path) holds version \(catalog.version), the pointer says \(pointer.version)")
         }
-        return (root, links)
+    }
+
+    /// The root chain, from the newest trusted root forward until the tree has no newer one
+    /// (`RootChainWalk`); returns the newest root and the links that lead to it.
+    private func followRootChain(of remote: Remote, on source: Source) async throws -> (root: TrustedRoot, links: [VerifiedRootDocument]) {
+        let trusted = try TrustStore(home: home).currentRoot(for: remote)
+        let links = try await RootChainWalk.links(after: trusted) { path, cap in try await optional(source.url(for: path), cap: cap) }
+        return (links.last?.root ?? trusted, links)
     }
 
     /// GETs a small file; nil when the server says 404 (a missing file is a state, not a failure).

@@ -33,12 +33,7 @@ public struct CatalogVerifier: Sendable {
         guard let signature, !signature.isEmpty else { throw SyncError.signatureMissing(file: file) }
         let catalog: Catalog
         do {
-            guard let text = String(data: signature, encoding: .utf8) else {
-                throw SyncError.malformed(what: "\(file).minisig", reason: "not UTF-8 text")
-            }
-            let sig = try Signature(text: text)
-            guard sig.keyID == root.key.keyID else { throw SyncError.untrustedKey(keyID: sig.keyID.description) }
-            try root.key.verify(sig, message: bytes)
+            try root.verify(signature, of: bytes, file: file)
             catalog = try Catalog.decode(bytes)
         } catch let e as FormatError {
             throw SyncError.from(e)

@@ -3,10 +3,13 @@ import Foundation
 
 /// A bundle downloaded to `downloads/<sha256>.part` whose SHA-256 and size match the signed catalog.
 /// The caller (the installer) unpacks it and then removes it with `Downloader.discard`.
+///
+/// Only the downloader makes one (after the hash and size matched), so an installer handed one
+/// takes its digest and size as they were verified instead of hashing the file again.
 public struct VerifiedDownload: Sendable, Equatable {
-    public var path: String
-    public var digest: SHA256Digest
-    public var size: Int64
+    public let path: String
+    public let digest: SHA256Digest
+    public let size: Int64
 }
 
 /// Downloads bundles named by a signed catalog, resumably, across the origin and its mirrors.
@@ -41,7 +44,7 @@ public struct Downloader: Sendable {
         try prepare(ref)
         // A failure that received no byte leaves no trace (the home stays as it was).
         var succeeded = false
-        defer { if !succeeded, (FileIO.fileSize(home.partial(sha256: ref.digest.hex)) ?? 0) == 0 { discard(ref.digest) } }
+        defer { if !succeeded, (FileIO.fileSize(home.partial(sha256: ref.digest)) ?? 0) == 0 { discard(ref.digest) } }
         let done = try await SourceFailover(retry: retry, originDecidesEntitlement: true).first(of: sources, file: ref.path) { source in
             try await attempt(ref, source: source, token: source.isOrigin ? token : nil, progress: progress)
         }
@@ -53,7 +56,7 @@ public struct Downloader: Sendable {
     /// never become the bundle) is dropped, and what is left to fetch fits on the volume.
     private func prepare(_ ref: BundleRef) throws {
         do { try FileIO.createDirectory(home.downloads) } catch let e as FormatError { throw SyncError.from(e) }
-        let existing = FileIO.fileSize(home.partial(sha256: ref.digest.hex)) ?? 0
+        let existing = FileIO.fileSize(home.partial(sha256: ref.digest)) ?? 0
         if existing > ref.size { discard(ref.digest) }
         try FreeSpace.require(ref.size - min(existing, ref.size), at: home.downloads)
     }
@@ -89,13 +92,7 @@ public struct Downloader: Sendable {
 
     /// Removes a bundle's partial or verified download and its metadata.
     public func discard(_ digest: SHA256Digest) {
-        PartialDownload.discard(path: home.partial(sha256: digest.hex), metaPath: home.partialMeta(sha256: digest.hex))
-    }
-
-    /// `discard(_:)` for a digest in hex text; anything but 64 lower-case hex digits names no
-    /// download and is ignored. Transitional: the mirror calls it while it moves to its own module.
-    public func discard(sha256: String) {
-        if let digest = SHA256Digest(hex: sha256) { discard(digest) }
+        PartialDownload.discard(path: home.partial(sha256: digest), metaPath: home.partialMeta(sha256: digest))
     }
 
     // MARK: - One attempt (blocking, on an offloaded thread)
@@ -110,8 +107,8 @@ public struct Downloader: Sendable {
 
     private func attempt(_ ref: BundleRef, source: Source, token: String?, cancellation: CancellationFlag,
                          progress: (@Sendable (DownloadProgress) -> Void)?) throws -> VerifiedDownload {
-        let partPath = home.partial(sha256: ref.digest.hex)
-        let metaPath = home.partialMeta(sha256: ref.digest.hex)
+        let partPath = home.partial(sha256: ref.digest)
+        let metaPath = home.partialMeta(sha256: ref.digest)
         let url = source.url(for: ref.path)
         let file = try PartialDownload(path: partPath, metaPath: metaPath)
         let verified = VerifiedDownload(path: partPath, digest: ref.digest, size: ref.size)

@@ -94,7 +94,7 @@ public struct EmbedderInstaller: Sendable {
             guard !FileIO.exists(folder) else { return }
             try FileIO.createDirectory(home.embedders)
             try FileIO.createDirectory("\(home.embedders)/\(id)")
-            try reader.extract(to: folder, trustedKeys: trustedKeys)
+            try reader.extract(verified, to: folder)
         } catch let e as FormatError {
             throw SyncError.from(e)
         }

@@ -1,5 +1,6 @@
 import Foundation
 internal import CCurl
+internal import CorpusCurl
 
 /// HTTP(S) GET over libcurl, streaming bodies to a callback.
 ///
@@ -16,7 +17,12 @@ public final class HTTPClient: @unchecked Sendable {
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
         self.configuration = configuration
-        self.easy = try CurlEasy()
+        do { self.easy = try CurlEasy() } catch {
+            switch error {
+            case .globalInitFailed: throw TransportError.network(reason: "libcurl failed to initialise")
+            case .noHandle: throw TransportError.network(reason: "libcurl could not create a handle")
+            }
+        }
     }
 
     // MARK: - Async API
@@ -173,7 +179,14 @@ private final class TransferContext {
     var headers: [String: String] = [:]
     var headDelivered = false
     var isRedirect = false
-    var redirectBodyBytes = 0
+    /// The head was refused (`onHead` threw) and the small body is being read and dropped.
+    var isRefused = false
+    /// Bytes of a redirect's or a refused response's body read and dropped.
+    var discardedBodyBytes = 0
+    /// How much of a body that is never delivered (a redirect's, a refused response's) is read
+    /// to keep the connection: libcurl closes a connection whose transfer stops mid-body, so a
+    /// tree's 404 for the next root key would otherwise cost the bundle download a new connection.
+    static let discardLimit = 64 * 1024
     var wantsBody = true
     var stoppedQuietly = false
     var failure: Error?
@@ -213,11 +226,14 @@ private final class TransferContext {
 
     /// Returns false to make libcurl stop the transfer.
     func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        if isRedirect {
-            // A redirect's body is never delivered; reading a small one keeps the connection reusable.
-            redirectBodyBytes += chunk.count
-            if redirectBodyBytes > 64 * 1024 { stoppedQuietly = true }
-            return !stoppedQuietly
+        if isRedirect || isRefused {
+            // Never delivered; reading a small one keeps the connection reusable.
+            discardedBodyBytes += chunk.count
+            guard discardedBodyBytes <= Self.discardLimit else {
+                if isRedirect { stoppedQuietly = true }
+                return false
+            }
+            return true
         }
         if !headDelivered {
             if RedirectPolicy.redirectStatuses.contains(status) && headers["location"] != nil {
@@ -229,7 +245,10 @@ private final class TransferContext {
                 wantsBody = try onHead(HTTPResponseHead(status: status, headers: headers, url: url))
             } catch {
                 failure = error
-                return false
+                // The refusal stands either way; a body declared small is read to its end first.
+                guard let length = headers["content-length"].flatMap(Int.init), length <= Self.discardLimit else { return false }
+                isRefused = true
+                return body(chunk)
             }
             if !wantsBody {
                 stoppedQuietly = true

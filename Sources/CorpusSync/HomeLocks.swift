@@ -53,16 +53,3 @@ extension SyncError {
         }
     }
 }
-
-/// The refusal the client's own lock type threw before the lock moved to `CorpusFormat`
-/// (`FileLock`); the library now reports a held lock as `SyncError.lockHeld`. Kept while the
-/// CLI still maps it.
-public enum SyncLockError: Error, Equatable, Sendable, CustomStringConvertible {
-    case held(path: String)
-
-    public var description: String {
-        switch self {
-        case let .held(path): return "another corpus process holds the lock \(path)"
-        }
-    }
-}

@@ -15,9 +15,33 @@ public struct InstallRecord: Codable, Sendable, Equatable {
     /// Size and modification time of each file of the version folder as installed (verified), so
     /// `install` and `sync` can notice a damaged install cheaply; nil in records of older clients.
     public var files: [String: FileStamp]?
+    /// For a version whose pack this client wrote itself (built from the previous version with a
+    /// delta, or indexed at install): the SHA-256 and size of that pack file, which is not the
+    /// bundle's byte for byte (its rows are checked against the signed manifest's digests), and
+    /// the delta's SHA-256 when there was one. Nil for packs extracted from a bundle as they are.
+    public var localPack: LocalPack?
+
+    public struct LocalPack: Codable, Sendable, Equatable {
+        public var delta: String?
+        public var packSHA256: String
+        public var packSize: Int64
+
+        public init(delta: String?, packSHA256: String, packSize: Int64) {
+            self.delta = delta
+            self.packSHA256 = packSHA256
+            self.packSize = packSize
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case delta
+            case packSHA256 = "pack_sha256"
+            case packSize = "pack_size"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case remote, id, version, bundled, installed, files
+        case localPack = "local_pack"
         case bundleSHA256 = "bundle_sha256"
         case bundleSize = "bundle_size"
     }
@@ -108,6 +132,16 @@ extension HomeLayout {
             let manifest = FileManager.default.contents(atPath: "\(dir)/\(BundleLayout.manifest)").flatMap { try? Manifest.decode($0) }
             return InstalledVersion(record: record, directory: dir, size: Self.folderSize(dir), manifest: manifest)
         }
+    }
+
+    /// How many installed corpora count against an import limit (those not bundled), read from
+    /// their install records only.
+    func importsUsed() -> Int {
+        installedCorpora().filter { pair in
+            guard let dir = currentVersionDirectory(remote: pair.remote, id: pair.id),
+                  let record = InstallRecord.read(versionDirectory: dir) else { return false }
+            return !record.bundled
+        }.count
     }
 
     /// Corpora whose `current` version folder holds an install record that does not parse: they

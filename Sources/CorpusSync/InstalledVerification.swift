@@ -87,7 +87,14 @@ struct InstalledVerification: Sendable {
         }
         try io { try key.verify(signature, message: bytes) }
         let manifest = try io { try Manifest.decode(bytes) }
+        let local = try InstallRecord.load(versionDirectory: directory)?.localPack
         for (name, info) in manifest.members.sorted(by: { $0.key < $1.key }) {
+            // A pack this client wrote (from a delta, or indexed at install) is checked against its
+            // own hash, then its rows against the signed manifest (LocalPackCheck.swift).
+            if name == BundleLayout.pack, let local {
+                try verifyLocalPack(directory: directory, local: local, manifest: manifest)
+                continue
+            }
             let (actual, size) = try io { try SHA256.digest(fileAt: "\(directory)/\(name)") }
             guard size == info.size else { throw SyncError.sizeMismatch(file: name, expected: info.size, actual: size) }
             guard actual == info.sha256 else { throw SyncError.hashMismatch(file: name, expected: info.sha256.hex, actual: actual.hex) }

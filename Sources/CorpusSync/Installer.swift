@@ -5,12 +5,16 @@ import Foundation
 /// Installs a verified bundle file into the home folder, so that at every instant the corpus's
 /// `current` link points at a complete version folder or does not exist:
 ///
-/// 1. take the corpus lock;
-/// 2. extract into `staging/` (same volume) with every format check (`BundleReader.extract`);
-/// 3. check the manifest is the one the catalog promised (id, version, content digest);
+/// 1. take the corpus lock (unless the caller holds it: an install from a catalog takes it before
+///    downloading);
+/// 2. check the manifest is the one the catalog promised (id, version, content digest; the
+///    manifest's signature was verified once, when the bundle was opened: `VerifiedBundle`);
+/// 3. extract straight into a new folder in `staging/` (same volume) with every format check
+///    (`BundleReader.extract(_:into:)`), each file fsynced;
 /// 4. open the pack once the way the engine will, with an integrity check (`InstalledCorpus.checkExtracted`);
-/// 5. write `install.json`; for a new corpus under an import limit, take the home's import lock
-///    and count the imported corpora again (another process may have added one since the plan);
+/// 5. write `install.json` and fsync the folder; for a new corpus under an import limit, take the
+///    home's import lock and count the imported corpora again (another process may have added one
+///    since the plan);
 /// 6. rename the staging folder to `versions/<version>`;
 /// 7. point `current` at it with a symlink created beside it and renamed over it.
 ///
@@ -44,7 +48,22 @@ public struct Installer: Sendable {
         }
     }
 
-    /// Installs `bundlePath` as `remote`'s corpus; returns the installed manifest.
+    /// Opens `bundlePath`, verifies its manifest and that it is the corpus `expected` names (when
+    /// given), and installs it: `install(_:remote:bundled:…)` for a file not opened yet.
+    @discardableResult
+    public func install(bundlePath: String, remote: String, expected: Expectation?, bundled: Bool,
+                        trustedKeys: [PublicKey], lockWait: FileLock.Wait = .upTo(seconds: 30),
+                        holding lock: FileLock? = nil, importLimit: Int? = nil) throws -> Manifest {
+        try Identifier.validate(remote, what: "remote name")
+        let bundle = try VerifiedBundle.open(bundlePath, trustedKeys: trustedKeys)
+        if let expected { try expected.check(bundle.manifest) }
+        return try install(bundle, remote: remote, bundled: bundled, lockWait: lockWait, holding: lock, importLimit: importLimit)
+    }
+
+    /// Installs a verified bundle as `remote`'s corpus; returns the installed manifest.
+    ///
+    /// A `versions/<version>` folder already there is reused only if its own files verify with the
+    /// keys the bundle was verified with (`bundle.trustedKeys`).
     ///
     /// - Parameter lock: the corpus lock when the caller already holds it (it took it before
     ///   downloading); otherwise the installer takes it, waiting as `lockWait` says.
@@ -52,17 +71,11 @@ public struct Installer: Sendable {
     ///   installed yet is refused (`SyncError.importLimit`, nothing changed) when the home
     ///   already holds that many non-bundled corpora at the moment it would be added.
     @discardableResult
-    public func install(bundlePath: String, remote: String, expected: Expectation?, bundled: Bool,
-                        trustedKeys: [PublicKey], lockWait: FileLock.Wait = .upTo(seconds: 30),
-                        holding lock: FileLock? = nil, importLimit: Int? = nil) throws -> Manifest {
+    public func install(_ bundle: VerifiedBundle, remote: String, bundled: Bool,
+                        lockWait: FileLock.Wait = .upTo(seconds: 30), holding lock: FileLock? = nil,
+                        importLimit: Int? = nil) throws -> Manifest {
         try Identifier.validate(remote, what: "remote name")
-        let reader: BundleReader
-        let manifest: Manifest
-        do {
-            reader = try BundleReader(path: bundlePath)
-            manifest = try reader.manifest(trustedKeys: trustedKeys).manifest
-        } catch let e as FormatError { throw SyncError.from(e) }
-        if let expected { try expected.check(manifest) }
+        let manifest = bundle.manifest
         try createFolders()
         let ownLock = lock == nil ? try corpusLock(remote: remote, id: manifest.id, wait: lockWait) : nil
         defer { withExtendedLifetime(ownLock) {} }
@@ -71,8 +84,8 @@ public struct Installer: Sendable {
         let versionDir = home.versionDirectory(remote: remote, id: manifest.id, version: manifest.version.description)
         var staged: String?
         defer { if let staged { FileIO.remove(staged) } }
-        if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: trustedKeys) {
-            staged = try stage(reader, manifest: manifest, remote: remote, bundled: bundled, bundlePath: bundlePath, trustedKeys: trustedKeys)
+        if !isReusable(versionDir, remote: remote, manifest: manifest, trustedKeys: bundle.trustedKeys) {
+            staged = try stage(bundle, remote: remote, bundled: bundled)
         }
         let gate = try importGate(remote: remote, id: manifest.id, bundled: bundled, limit: importLimit, wait: lockWait)
         defer { withExtendedLifetime(gate) {} }
@@ -85,36 +98,41 @@ public struct Installer: Sendable {
         return manifest
     }
 
-    /// Extracts the bundle into a new folder in `staging/` (same volume as `versions/`) with every
-    /// bundle check, runs the engine's pack check on it, and writes its `install.json`; returns
-    /// the folder. The caller removes it if anything after this fails.
-    private func stage(_ reader: BundleReader, manifest: Manifest, remote: String, bundled: Bool,
-                       bundlePath: String, trustedKeys: [PublicKey]) throws -> String {
+    /// Extracts the bundle straight into a new folder in `staging/` (same volume as `versions/`;
+    /// the one staging of an install) with every bundle check, runs the engine's pack check on it,
+    /// writes its `install.json`, and syncs the folder once; returns the folder. Removed again
+    /// when any of it fails; the caller removes it if anything after this fails.
+    private func stage(_ bundle: VerifiedBundle, remote: String, bundled: Bool) throws -> String {
+        let manifest = bundle.manifest
         // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
         let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
+        guard mkdir(staging, 0o755) == 0 else { throw SyncError.io(operation: "create directory", path: staging, errno: errno) }
         var staged = false
         defer { if !staged { FileIO.remove(staging) } }
         do {
             var started: Set<String> = []
-            _ = try reader.extract(to: staging, trustedKeys: trustedKeys) { p in
+            try bundle.reader.extract(bundle.verified, into: staging) { p in
                 if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
                 if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
             }
         } catch let e as FormatError { throw SyncError.from(e) }
         LifecycleStep.reached("extracted")
+        let localPack = try LocalPackIndex.buildIfNeeded(folder: staging, manifest: manifest, remote: remote)
         do {
             try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
         } catch let e as EngineError {
             throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
         }
         LifecycleStep.reached("pack-checked")
-        let size = FileIO.fileSize(bundlePath) ?? 0
-        let sha = try bundleSHA256(bundlePath)
+        let file = try bundle.hashed()
         var record = InstallRecord(remote: remote, id: manifest.id, version: manifest.version, bundled: bundled,
-                                   bundleSHA256: sha, bundleSize: size, installed: Date())
+                                   bundleSHA256: file.sha256.hex, bundleSize: file.size, installed: Date())
         // Verified just now: later runs compare against these to notice damage without hashing.
+        record.localPack = localPack
         record.files = FileStamp.folder(staging)
-        try io { try FileIO.writeAtomically(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
+        // A new file in a folder nobody sees until the rename below: no atomic replace needed.
+        try io { try FileIO.writeNew(try JSONEncoder().encode(record), to: "\(staging)/\(InstallRecord.fileName)") }
+        FileIO.syncDirectory(staging)
         LifecycleStep.reached("install-record-written")
         staged = true
         return staging
@@ -122,7 +140,7 @@ public struct Installer: Sendable {
 
     /// Renames the staged folder to `versions/<version>`; a leftover folder of that version that
     /// did not verify is moved aside whole first.
-    private func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
+    func moveIntoPlace(_ staging: String, as versionDir: String, remote: String, id: String) throws {
         let versions = home.versionsDirectory(remote: remote, id: id)
         try io { try FileIO.createDirectory(versions) }
         try discardTree(versionDir)
@@ -202,7 +220,9 @@ public struct Installer: Sendable {
     func importGate(remote: String, id: String, bundled: Bool, limit: Int?, wait: FileLock.Wait) throws -> FileLock? {
         guard let limit, !bundled, home.currentVersionDirectory(remote: remote, id: id) == nil else { return nil }
         let lock = try HomeLocks(home: home).importLimit(wait: wait)
-        let used = home.installed().filter { !$0.record.bundled }.count
+        // Counted again under the lock (the operation's own list may be stale by now), from the
+        // install records alone: no manifest or folder size is read here.
+        let used = home.importsUsed()
         guard used < limit else { throw SyncError.importLimit(used: used, limit: limit) }
         return lock
     }
@@ -213,13 +233,6 @@ public struct Installer: Sendable {
 
     private func createFolders() throws {
         try io { try home.createFolders() }
-    }
-
-    private func bundleSHA256(_ path: String) throws -> String {
-        // Downloads are named by their verified hash; avoid hashing a large file twice.
-        let name = (path as NSString).lastPathComponent
-        if name.hasSuffix(".part"), let sha = name.split(separator: ".").first, sha.count == 64 { return String(sha) }
-        return try io { Hex.encode(try SHA256.hash(fileAt: path).digest) }
     }
 }
 

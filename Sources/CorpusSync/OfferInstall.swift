@@ -9,6 +9,7 @@ extension PlanExecutor {
     func install(_ offer: OfferedCorpus, previous: String?, repairing: Bool) async -> CorpusClient.Outcome {
         let name = "\(offer.remote)/\(offer.entry.id)"
         let version = offer.entry.version.description
+        var deltaError: SyncError?
         do {
             guard let remote = operation.config.remote(named: offer.remote), let rootKey = catalogs.roots[offer.remote] else {
                 throw SyncError.notFound(file: "remote \(offer.remote)")
@@ -27,6 +28,19 @@ extension PlanExecutor {
                 offer.entry.embedder, for: name, offered: catalogs.embedders[offer.remote] ?? [], sources: remote.sources,
                 trustedKeys: [rootKey], downloader: downloader) { p in progress?(.downloading(name: "\(name) (embedder \(offer.entry.embedder.id))", p)) }
             defer { withExtendedLifetime(modelLock) {} }
+            // An update tries the delta from the installed version first (DeltaUpdate.swift).
+            var deltaBytes: Int64 = 0
+            if !repairing {
+                switch try await updateByDelta(offer, name: name, sources: remote.sources, token: token, rootKey: rootKey) {
+                case .none: break
+                case let .installed(_, bytes):
+                    LifecycleStep.reached("delta-discarded")
+                    progress?(.installed(name: name, version: version))
+                    return .init(name: name, kind: previous == nil ? .installed : .updated, version: version, previousVersion: previous,
+                                 via: .delta, bytesDownloaded: bytes)
+                case let .failed(error, bytes): (deltaBytes, deltaError) = (bytes, error)
+                }
+            }
             let download = try await fetchBundle(offer, name: name, sources: remote.sources, token: token)
             LifecycleStep.reached("downloaded")
             progress?(.verifying(name: name))
@@ -34,11 +48,12 @@ extension PlanExecutor {
             LifecycleStep.reached("download-discarded")
             progress?(.installed(name: name, version: version))
             let kind: CorpusClient.Outcome.Kind = repairing ? .repaired : (previous == nil ? .installed : .updated)
-            return .init(name: name, kind: kind, version: version, previousVersion: previous)
+            return .init(name: name, kind: kind, version: version, previousVersion: previous, via: .full,
+                         bytesDownloaded: deltaBytes + download.size, deltaError: deltaError)
         } catch let e as SyncError {
-            return .init(name: name, kind: .failed, version: repairing ? version : nil, error: e)
+            return .init(name: name, kind: .failed, version: repairing ? version : nil, error: e, deltaError: deltaError)
         } catch {
-            return .init(name: name, kind: .failed, error: .carrying(error, what: name))
+            return .init(name: name, kind: .failed, error: .carrying(error, what: name), deltaError: deltaError)
         }
     }
 
@@ -61,14 +76,14 @@ extension PlanExecutor {
         }
     }
 
-    /// Installs a verified download as the catalog promised it, then removes the download; a bundle
-    /// that does not install is removed too (it is of no use, or the space is needed back).
+    /// Verifies the download's manifest (once) against the remote's newest root and the catalog's
+    /// promise, installs it, then removes the download; a bundle that does not install is removed
+    /// too (it is of no use, or the space is needed back).
     private func installDownload(_ download: VerifiedDownload, of offer: OfferedCorpus, rootKey: PublicKey, lock: FileLock) throws {
         defer { downloader.discard(download.digest) }
-        try installer.install(bundlePath: download.path, remote: offer.remote,
-                              expected: .init(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content),
-                              bundled: offer.entry.bundled, trustedKeys: [rootKey], holding: lock,
-                              importLimit: operation.importLimit)
+        let bundle = try VerifiedBundle.open(download, trustedKeys: [rootKey])
+        try Installer.Expectation(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content).check(bundle.manifest)
+        try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, holding: lock, importLimit: operation.importLimit)
     }
 }
 

@@ -123,6 +123,15 @@ extension CorpusClient {
         public var version: String?
         public var previousVersion: String?
         public var error: SyncError?
+        /// How an installed, updated or repaired corpus arrived: by delta or full bundle.
+        public var via: Via?
+        /// Bytes of the files fetched for it in this run (a delta, a bundle, or both when a delta
+        /// was fetched and then not used); a partial download resumed counts whole.
+        public var bytesDownloaded: Int64?
+        /// The delta that was tried and not used, when the update fell back to the full bundle.
+        public var deltaError: SyncError?
+
+        public enum Via: String, Sendable { case delta, full }
     }
 
     /// Progress of an install or sync, for the caller to draw (the library prints nothing).

@@ -14,7 +14,7 @@ import Foundation
 /// tampered mirror behind a dead origin is tampering, not an outage: apt CVE-2018-0501); with
 /// `originDecidesEntitlement`, the origin's 401 or 403; `notFound` when every source answered
 /// 404; else `network(after:last:)` with the last transport failure.
-struct SourceFailover: Sendable {
+public struct SourceFailover: Sendable {
     let retry: RetryPolicy
     /// True where requests carry the token (downloads): the origin, the only source that sees it,
     /// then gives the entitlement verdict.
@@ -22,7 +22,7 @@ struct SourceFailover: Sendable {
     /// Called before every attempt (a catalog refresh counts them for its deadline's message).
     var onAttempt: (@Sendable () -> Void)?
 
-    init(retry: RetryPolicy, originDecidesEntitlement: Bool = false, onAttempt: (@Sendable () -> Void)? = nil) {
+    public init(retry: RetryPolicy, originDecidesEntitlement: Bool = false, onAttempt: (@Sendable () -> Void)? = nil) {
         self.retry = retry
         self.originDecidesEntitlement = originDecidesEntitlement
         self.onAttempt = onAttempt
@@ -36,7 +36,7 @@ struct SourceFailover: Sendable {
     }
 
     /// The result of the first attempt that succeeds; `file` names what was asked for in `notFound`.
-    func first<T>(of sources: [Source], file: String, _ attempt: (Source) async throws -> T) async throws -> T {
+    public func first<T>(of sources: [Source], file: String, _ attempt: (Source) async throws -> T) async throws -> T {
         var tally = Tally()
         for source in sources {
             var number = 0

@@ -26,6 +26,9 @@ public enum SyncError: Error, Equatable, Sendable {
     /// integrity check (corrupt pages, triggers in its schema): refused at install, not at query
     /// time. `cause` is the engine's refusal (`InstalledCorpus.checkExtracted`), as it was thrown.
     case unsafePack(corpus: String, cause: EngineError)
+    /// A delta that could not be used for `corpus` (`DeltaError` says why); the update then takes
+    /// the full bundle, so this is reported beside a result, or as the failure when that failed too.
+    case delta(corpus: String, cause: DeltaError)
 
     // Content (exit 3); the partial download is already discarded when these are thrown.
     case hashMismatch(file: String, expected: String, actual: String)
@@ -87,7 +90,7 @@ public enum SyncError: Error, Equatable, Sendable {
     public var category: Category {
         switch self {
         case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .catalogConflict, .expired, .catalogMismatch,
-             .malformed, .unsafePack, .hashMismatch, .sizeExceeded, .sizeMismatch:
+             .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch:
             return .verification
         case .network: return .network
         case .notFound, .notInstalled, .wantedNotOffered: return .notFound
@@ -106,6 +109,7 @@ public enum SyncError: Error, Equatable, Sendable {
     static func carrying(_ error: any Error, what: String) -> SyncError {
         switch error {
         case let e as SyncError: return e
+        case let e as DeltaError: return .delta(corpus: what, cause: e)
         case let e as FormatError: return .from(e)
         case let e as EngineError where e.isVerificationRefusal: return .unsafePack(corpus: what, cause: e)
         case is CancellationError: return .cancelled
@@ -114,18 +118,25 @@ public enum SyncError: Error, Equatable, Sendable {
     }
 
     /// Maps a format-layer refusal to the client's own case, keeping its precise meaning.
-    static func from(_ error: FormatError) -> SyncError {
+    ///
+    /// - Parameter file: the file the refusal is about when the format error does not say (the
+    ///   mirror names the tree file it checked: a member's refusal then reads `file: member`, and
+    ///   a refusal without its own subject names `file`); nil for the client's own callers.
+    public static func from(_ error: FormatError, file: String? = nil) -> SyncError {
+        let member = { (name: String) in file.map { "\($0): \(name)" } ?? name }
         switch error {
-        case let .signatureMissing(file): return .signatureMissing(file: file)
+        case let .signatureMissing(f): return .signatureMissing(file: f)
         case let .signatureInvalid(what): return .signatureInvalid(what: what)
         case let .keyIDMismatch(_, actual): return .untrustedKey(keyID: actual)
         case let .untrustedKey(keyID): return .untrustedKey(keyID: keyID)
-        case let .malformed(what, reason), let .unsupported(what, reason): return .malformed(what: what, reason: reason)
-        case let .hashMismatch(member, expected, actual): return .hashMismatch(file: member, expected: expected, actual: actual)
-        case let .sizeMismatch(member, expected, actual): return .sizeMismatch(file: member, expected: expected, actual: actual)
-        case let .sizeExceeded(member, limit): return .sizeExceeded(file: member, limit: limit)
+        case let .malformed(what, reason) where file == nil, let .unsupported(what, reason) where file == nil:
+            return .malformed(what: what, reason: reason)
+        case let .hashMismatch(name, expected, actual): return .hashMismatch(file: member(name), expected: expected, actual: actual)
+        case let .sizeMismatch(name, expected, actual): return .sizeMismatch(file: member(name), expected: expected, actual: actual)
+        case let .sizeExceeded(name, limit): return .sizeExceeded(file: member(name), limit: limit)
         case let .io(operation, path, code): return .io(operation: operation, path: path, errno: code)
-        default: return .malformed(what: "input", reason: error.description)
+        case .crypto where file != nil: return .io(operation: error.description, path: file!, errno: EIO)
+        default: return .malformed(what: file ?? "input", reason: error.description)
         }
     }
 }
@@ -142,6 +153,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .catalogMismatch(reason): return "the catalog does not match: \(reason)"
         case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
         case let .unsafePack(corpus, cause): return "the pack of \(corpus) is not safe to search: \(cause)"
+        case let .delta(corpus, cause): return "\(corpus): \(cause)"
         case let .hashMismatch(file, expected, actual): return "\(file): SHA-256 is \(actual), the signed catalog says \(expected)"
         case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
         case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"

@@ -39,18 +39,26 @@ public struct WantedCorpus: Hashable, Sendable, Decodable {
         self.version = version
     }
 
-    /// Accepts `"id"`, `"id@1.2"` or `{"id": "...", "version": "..."}`.
+    /// The corpus `name` names, at its version if it has one.
+    public init(_ name: VersionedName) {
+        self.init(id: name.name, version: name.version)
+    }
+
+    /// Accepts `"id"`, `"id@1.2"` (`VersionedName.parse`) or `{"id": "...", "version": "..."}`; an
+    /// entry without an id or with an `@` but no version throws `VersionedNameError`.
     public init(from decoder: Decoder) throws {
         if let c = try? decoder.singleValueContainer(), let text = try? c.decode(String.self) {
-            let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
-            self.id = parts[0]
-            self.version = try parts.count == 2 ? CorpusVersion.parse(parts[1]) : nil
+            self.init(try VersionedName.parse(text))
             return
         }
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(String.self, forKey: .id)
-        version = try c.decodeIfPresent(CorpusVersion.self, forKey: .version)
+        let id = try c.decode(String.self, forKey: .id)
+        guard !id.isEmpty else { throw VersionedNameError.missingID(text: id) }
+        self.init(id: id, version: try c.decodeIfPresent(CorpusVersion.self, forKey: .version))
     }
+
+    /// `id@version`, or the id alone.
+    public var label: String { VersionedName(name: id, version: version).description }
 
     enum CodingKeys: String, CodingKey { case id, version }
 }
@@ -119,7 +127,7 @@ public struct SyncPlanner: Sendable {
     /// catalogs offer, a pinned version that is neither offered nor installed.
     public func unresolved(_ wanted: [WantedCorpus], remotes: Set<String>) -> [String] {
         wanted.compactMap { w in
-            let label = w.version.map { "\(w.id)@\($0)" } ?? w.id
+            let label = w.label
             switch resolveOffer(w.id) {
             case let .failure(.ambiguous(candidates)):
                 return "\(label) (offered by several catalogs; use one of \(candidates.joined(separator: ", ")))"

@@ -12,6 +12,20 @@ public struct TrustedRoot: Sendable, Hashable {
     }
 }
 
+extension TrustedRoot {
+    /// Checks a detached minisign signature of a tree file (`file`: the catalog or a root key
+    /// document) as this root's: text, made by this root's key (`untrustedKey` otherwise), valid
+    /// over `message` and its trusted comment. Format refusals are thrown as they are.
+    func verify(_ signature: Data, of message: Data, file: String) throws {
+        guard let text = String(data: signature, encoding: .utf8) else {
+            throw SyncError.malformed(what: "\(file)\(TreeLayout.signatureSuffix)", reason: "not UTF-8 text")
+        }
+        let sig = try Signature(text: text)
+        guard sig.keyID == key.keyID else { throw SyncError.untrustedKey(keyID: sig.keyID.description) }
+        try key.verify(sig, message: message)
+    }
+}
+
 /// A root key document exactly as fetched, already verified against the previous root.
 public struct VerifiedRootDocument: Sendable, Hashable {
     public var root: TrustedRoot
@@ -51,12 +65,7 @@ public struct TrustStore: Sendable {
     public static func verifyLink(json: Data, signature: Data, previous: TrustedRoot, file: String) throws -> VerifiedRootDocument {
         let expected = previous.version + 1
         do {
-            guard let text = String(data: signature, encoding: .utf8) else {
-                throw SyncError.malformed(what: "\(file).minisig", reason: "not UTF-8 text")
-            }
-            let sig = try Signature(text: text)
-            guard sig.keyID == previous.key.keyID else { throw SyncError.untrustedKey(keyID: sig.keyID.description) }
-            try previous.key.verify(sig, message: json)
+            try previous.verify(signature, of: json, file: file)
             let doc = try CanonicalJSON.decode(RootKeyDocument.self, from: json, what: file)
             guard doc.format == 1, doc.version == expected else {
                 throw SyncError.catalogMismatch(reason: "\(file) says root version \(doc.version), expected \(expected)")

@@ -34,6 +34,13 @@ import CorpusEngine
          #"{"changed":1,"failed":1,"results":[{"corpus":"main/tides","previous_version":"1","status":"updated","version":"2"},"#
          + #"{"corpus":"main/knots","error":{"code":"entitlement","hint":"get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login","message":"knots needs an entitlement token and none was accepted"},"status":"failed"},"#
          + #"{"corpus":"main/base","status":"unchanged","version":"1"}]}"#),
+        ("sync, by delta and with a delta not used", JSONOutput.string(OutcomeResults([
+            CorpusClient.Outcome(name: "main/tides", kind: .updated, version: "2", previousVersion: "1", via: .delta, bytesDownloaded: 3236),
+            CorpusClient.Outcome(name: "main/knots", kind: .updated, version: "3", previousVersion: "2", via: .full, bytesDownloaded: 9000,
+                                 deltaError: .delta(corpus: "main/knots", cause: .baseMismatch(reason: "row 4 holds passage a, not b"))),
+         ])),
+         #"{"changed":2,"failed":0,"results":[{"bytes_downloaded":3236,"corpus":"main/tides","previous_version":"1","status":"updated","version":"2","via":"delta"},"#
+         + #"{"bytes_downloaded":9000,"corpus":"main/knots","delta_error":{"code":"delta","hint":"nothing of it was kept; the full bundle is installed instead (corpus sync)","message":"refused the delta: main/knots: the delta names what the installed version does not have: row 4 holds passage a, not b"},"previous_version":"2","status":"updated","version":"3","via":"full"}]}"#),
         ("import", JSONOutput.string(ImportCommand.Imported(imported: .init(id: "tides", version: "1", catalog: "local"))),
          #"{"imported":{"catalog":"local","id":"tides","version":"1"}}"#),
         ("remove", JSONOutput.string(RemoveCommand.Removed(removed: ["main/knots"], error: ErrorBody(ClientErrors.report(SyncError.notInstalled(name: "nope"))))),

@@ -42,7 +42,7 @@ import CorpusFormat
         ("build: bundled", JSONOutput.string(BuildEventLine(.bundled(bytes: 3735))), #"{"event":"bundled","size":3735}"#),
         ("publish", JSONOutput.string(PublishCommand.Published(PublishSummary(catalog: catalog, built: ["tides"], reused: ["knots"], removed: [bundle],
                                                                               createdRootKey: false, warnings: [warning]))),
-         #"{"built":["tides"],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","removed":["\#(bundle)"],"reused":["knots"],"root_version":1,"version":3,"#
+         #"{"built":["tides"],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","removed":["\#(bundle)"],"reused":["knots"],"root_version":1,"version":3,"#
          + #""warnings":[{"field":"text","owner":"corpus tides, document a.md","text":"High water \\x1b[31mlater/earlier."}]}"#),
         ("publish: building", JSONOutput.string(PublishEventLine(.building(id: "tides"))), #"{"event":"building","id":"tides"}"#),
         ("publish: built", JSONOutput.string(PublishEventLine(.built(id: "tides", documents: 1, passages: 2, skipped: [SkippedFile(path: "x.bin", reason: "binary")]))),
@@ -54,6 +54,8 @@ import CorpusFormat
          #"{"embedder":"all-MiniLM-L6-v2","event":"embedder_fallback","fallback":"hashing-v1","id":"docs","reason":"no weights"}"#),
         ("publish: embedder", JSONOutput.string(PublishEventLine(.embedderPublished(id: "all-MiniLM-L6-v2", digest: "ca03", path: "embedders/x.embedder.zip", reused: false))),
          #"{"digest":"ca03","event":"embedder","id":"all-MiniLM-L6-v2","path":"embedders/x.embedder.zip","reused":false}"#),
+        ("publish: delta", JSONOutput.string(PublishEventLine(.delta(id: "tides", from: "1", bytes: 3236, bundleBytes: 120263, published: true, reused: false))),
+         #"{"bundle_size":120263,"event":"delta","from":"1","id":"tides","published":true,"reused":false,"size":3236}"#),
         ("publish: warning", JSONOutput.string(PublishEventLine(.textWarning(warning))),
          #"{"event":"warning","field":"text","owner":"corpus tides, document a.md","text":"High water \\x1b[31mlater/earlier."}"#),
         ("rotate-key", JSONOutput.string(RotateKeyCommand.Rotated(rootVersion: 2, keyID: "18DF761883CA543E", signedBy: "EEF5265B4ED4E2ED")),

@@ -92,13 +92,8 @@ final class BundleFixture {
     /// and whether the home folder is byte-identical afterwards.
     func attemptExtract(_ bundle: String, keys: [PublicKey]? = nil, target: String = "out",
                         progress: ((BundleProgress) -> Void)? = nil) -> (error: Error?, unchanged: Bool) {
-        let before = DirectorySnapshot(home)
-        do {
-            let reader = try BundleReader(path: bundle)
-            try reader.extract(to: "\(home)/\(target)", trustedKeys: keys ?? [key.publicKey], progress: progress)
-            return (nil, DirectorySnapshot(home) == before)
-        } catch {
-            return (error, DirectorySnapshot(home) == before)
+        DirectorySnapshot.attempt(leaving: home) {
+            try BundleReader(path: bundle).extract(to: "\(home)/\(target)", trustedKeys: keys ?? [key.publicKey], progress: progress)
         }
     }
 }

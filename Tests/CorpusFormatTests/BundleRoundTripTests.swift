@@ -11,7 +11,8 @@ import CorpusTestSupport
         #expect(written.members[BundleLayout.vectors] == BundleFixture.info(try f.vectorBytes))
 
         let reader = try BundleReader(path: bundle)
-        let (manifest, bytes, signature) = try reader.manifest(trustedKeys: [f.key.publicKey])
+        let verified = try reader.manifest(trustedKeys: [f.key.publicKey])
+        let (manifest, bytes, signature) = (verified.manifest, verified.bytes, verified.signature)
         #expect(manifest == written)
         #expect(bytes == (try written.canonicalBytes()))
         #expect(signature.trustedComment == written.trustedComment)

@@ -84,8 +84,11 @@ import CorpusFormat
             (good.replacingOccurrences(of: #""id":"sea-guide""#, with: #""id":"../x""#),
              .malformed(what: "corpus id", reason: #""../x" is not a valid id (1-64 of a-z 0-9 . _ -, starting with a letter or digit)"#)),
             (good.replacingOccurrences(of: #""pack.sqlite":{"#, with: #""pack.sqlite-wal":{"#), .memberNotAllowed("pack.sqlite-wal")),
+            (good.replacingOccurrences(of: #""format":1"#, with: #""format":3"#),
+             .unsupported(what: "corpus manifest", reason: "format 3; this build reads formats 1 and 2")),
+            // Format 2 is a pack whose index is built at install; without `index` it is no manifest this build wrote.
             (good.replacingOccurrences(of: #""format":1"#, with: #""format":2"#),
-             .unsupported(what: "corpus manifest", reason: "format 2; this build reads format 1")),
+             .malformed(what: "corpus manifest", reason: "format 2 with index in the pack")),
         ]
         for (text, expected) in cases {
             #expect(throws: expected) { try Manifest.decode(Data(text.utf8)) }

@@ -58,12 +58,9 @@ import CorpusTestSupport
 
         /// Extracts into `home/model`; returns the error and whether `home` is byte-identical afterwards.
         func attemptExtract(_ path: String, keys: [PublicKey]? = nil) -> (error: Error?, unchanged: Bool) {
-            let before = DirectorySnapshot(home)
-            var error: Error?
-            do {
+            DirectorySnapshot.attempt(leaving: home) {
                 try EmbedderArtifactReader(path: path).extract(to: "\(home)/model", trustedKeys: keys ?? [key.publicKey])
-            } catch let e { error = e }
-            return (error, DirectorySnapshot(home) == before)
+            }
         }
     }
 

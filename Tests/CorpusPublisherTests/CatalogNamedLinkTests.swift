@@ -11,15 +11,9 @@ import CorpusTestSupport
 @Suite struct CatalogNamedLinkTests {
     static var modelAvailable: Bool { PublishEmbedderTests.modelAvailable }
 
-    final class Fixture {
-        let dir = TempDirectory("named-links")
-        let key: SecretKey
-        var keyPath: String { dir.url("keys/root.key") }
-        var tree: String { dir.url("public") }
-
+    final class Fixture: PublishFolder {
         init() throws {
-            key = try SecretKey.generate()
-            try dir.write("keys/root.key", key.fileText)
+            try super.init("named-links")
             try dir.write("secret/root.key", try SecretKey.generate().fileText)
             try dir.write("catalog/catalog.json", """
             {"id": "c", "title": "C", "embedders": [{"id": "all-MiniLM-L6-v2", "source": "../model"}],
@@ -89,6 +83,6 @@ import CorpusTestSupport
         var st = stat()
         #expect(lstat("\(f.tree)/\(catalog.corpora[0].bundle.path)", &st) == 0)
         #expect(st.st_mode & S_IFMT == S_IFREG, "the tree must hold the bundle itself, not a link to the operator's file")
-        #expect(catalog.corpora[0].bundle.sha256 == Hex.encode(try SHA256.hash(fileAt: f.dir.url("elsewhere/atlas.corpus.zip")).digest))
+        #expect(catalog.corpora[0].bundle.digest.hex == Hex.encode(try SHA256.hash(fileAt: f.dir.url("elsewhere/atlas.corpus.zip")).digest))
     }
 }

@@ -25,7 +25,7 @@ import CorpusTestSupport
         }
         #expect(summary.built == ["docs", "atlas"])
         #expect(summary.catalog.corpora.map(\.documents) == [1, 1])
-        #expect(summary.catalog.corpora[1].contentDigest == prebuilt.manifest.contentDigest)
+        #expect(summary.catalog.corpora[1].content == prebuilt.manifest.content)
         // The model folder named absolutely is the one looked in (it is empty, hence the fallback).
         #expect(fallbacks == ["\(dir.url("elsewhere/model")) has no config.json (run scripts/fetch-model.sh to fetch the weights)"])
     }

@@ -8,17 +8,14 @@ import CorpusTestSupport
 /// returns) in catalog fields and documents: published as data, unchanged, and the publisher warns
 /// with one line per field, naming it, the text escaped in the warning itself.
 @Suite struct ControlCharacterWarningTests {
-    final class Fixture {
-        let dir = TempDirectory("control-characters")
-        var keyPath: String { dir.url("keys/root.key") }
-        var tree: String { dir.url("public") }
+    final class Fixture: PublishFolder {
         static let title = "Tides \u{1B}]0;owned\u{7}"
         static let description = "Line one\nline two with \u{1B}[2J a clear-screen"
         static let license = "CC0\u{202E}1.0"
         static let language = "en\r"
 
         init() throws {
-            try dir.write("keys/root.key", try SecretKey.generate().fileText)
+            try super.init("control-characters")
             let entry: [String: Any] = ["id": "tides", "version": "1", "title": Self.title, "description": Self.description,
                                         "license": Self.license, "language": Self.language, "source": "tides", "access": "free"]
             let plain: [String: Any] = ["id": "plain", "version": "1", "title": "Plain\ttitle", "description": "Two\nlines", "source": "plain", "access": "free"]

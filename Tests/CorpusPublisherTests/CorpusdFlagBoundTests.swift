@@ -10,13 +10,9 @@ import CorpusTestSupport
 @Suite struct CorpusdFlagBoundTests {
     static let usageHint = " (run with --help to see the commands and their options)\n"
 
-    final class Fixture {
-        let dir = TempDirectory("flag-bounds")
-        var keyPath: String { dir.url("keys/root.key") }
-        var tree: String { dir.url("public") }
-
+    final class Fixture: PublishFolder {
         init() throws {
-            try dir.write("keys/root.key", try SecretKey.generate().fileText)
+            try super.init("flag-bounds")
             try dir.write("catalog/catalog.json", #"{"id":"c","title":"C","corpora":[{"id":"a","version":"1","source":"a","access":"free"}]}"#)
             try dir.write("catalog/a/a.md", "# A\n\nSome words.")
         }

@@ -10,14 +10,9 @@ import CorpusTestSupport
 /// (the entry's `bundled` wins), the build cache keyed on the source's bytes, and `from` checked
 /// with the rest of catalog.json before anything is written.
 @Suite struct ImportPublishTests {
-    final class Fixture {
-        let dir = TempDirectory("import-publish")
-        let key: SecretKey
-        var catalog: String { dir.url("catalog") }
-        var tree: String { dir.url("public") }
-
+    final class Fixture: PublishFolder {
         init(entries: String) throws {
-            key = try SecretKey.generate()
+            try super.init("import-publish")
             var reader = ReaderAppFixture.generated(chapters: 2, chunksPerChapter: 4)
             reader.bundled = true
             try FileManager.default.createDirectory(atPath: dir.url("catalog/apps"), withIntermediateDirectories: true)

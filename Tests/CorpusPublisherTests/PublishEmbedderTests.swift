@@ -36,7 +36,7 @@ import CorpusTestSupport
         #expect(notes.first?.hasPrefix("tides all-MiniLM-L6-v2 hash-uni-bi-384-v1 ") == true)
         #expect(notes.first?.contains("scripts/fetch-model.sh") == true)
         #expect(summary.catalog.embedders == nil)
-        #expect(summary.catalog.corpora.allSatisfy { $0.embedder.id == HashingEmbedder.identifier && $0.embedder.digest == nil })
+        #expect(summary.catalog.corpora.allSatisfy { $0.embedder.id == HashingEmbedder.identifier && $0.embedder.modelDigest == nil })
         #expect(!FileIO.exists(dir.url("public/embedders")))
     }
 

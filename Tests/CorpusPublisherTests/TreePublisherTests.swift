@@ -7,15 +7,11 @@ import CorpusTestSupport
 /// Publishing a catalog folder into a static tree, checked with the real `minisign`.
 @Suite struct TreePublisherTests {
     /// A catalog folder with two source corpora (one entitled) and a key pair on disk.
-    final class Fixture {
-        let dir = TempDirectory("publish")
-        let key: SecretKey
-        var catalog: String { dir.url("catalog") }
-        var tree: String { dir.url("public") }
+    final class Fixture: PublishFolder {
         var pub: String { dir.url("keys/root.pub") }
 
         init() throws {
-            key = try SecretKey.generate()
+            try super.init("publish")
             try dir.write("keys/root.pub", key.publicKey.fileText)
             try dir.write("catalog/catalog.json", """
             {"id": "test-catalog", "title": "Test <catalog> & co", "corpora": [
@@ -72,7 +68,7 @@ import CorpusTestSupport
             let path = "\(f.tree)/\(entry.bundle.path)"
             let (digest, size) = try SHA256.hash(fileAt: path)
             #expect(entry.bundle.path == "bundles/\(Hex.encode(digest)).corpus.zip")
-            #expect(entry.bundle.sha256 == Hex.encode(digest) && entry.bundle.size == size)
+            #expect(entry.bundle.digest.hex == Hex.encode(digest) && entry.bundle.size == size)
             let work = TempDirectory("manifest")
             let manifest = try PublisherFixtures.unzipMember(path, "corpus.json", into: work.path)
             _ = try PublisherFixtures.unzipMember(path, "corpus.json.minisig", into: work.path)
@@ -227,7 +223,7 @@ import CorpusTestSupport
         let summary = try f.publish()
         let entry = try #require(summary.catalog.corpora.first)
         #expect(entry.title == "Extra")
-        #expect(entry.contentDigest == built.manifest.contentDigest)
+        #expect(entry.content == built.manifest.content)
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(f.tree)/\(entry.bundle.path)")) ==
                 Data(contentsOf: URL(fileURLWithPath: built.output)))
 

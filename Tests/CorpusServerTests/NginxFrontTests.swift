@@ -19,20 +19,14 @@ import CorpusTestSupport
         defer { corpusd.stop() }
 
         let runtime = TempDirectory("nginx")
-        let port = freeLoopbackPort()
-        let template = try String(contentsOfFile: Self.packageRoot + "/deploy/nginx.conf", encoding: .utf8)
-        let conf = template
-            .replacingOccurrences(of: "@NGINX_USER@", with: "nobody nogroup")
-            .replacingOccurrences(of: "@RUNTIME_DIR@", with: runtime.path)
-            .replacingOccurrences(of: "@LISTEN@", with: "127.0.0.1:\(port)")
-            .replacingOccurrences(of: "@PUBLIC_DIR@", with: tree.root)
-            .replacingOccurrences(of: "@CORPUSD@", with: "127.0.0.1:\(corpusd.port)")
-        let unfilled = conf.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains(/@[A-Z_]+@/) }
+        let deployed = try DeployedNginx("nginx.conf", packageRoot: Self.packageRoot, runtime: runtime,
+                                         placeholders: ["PUBLIC_DIR": tree.root, "CORPUSD": "127.0.0.1:\(corpusd.port)"])
+        let port = deployed.port
+        let unfilled = deployed.text.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains(/@[A-Z_]+@/) }
         #expect(unfilled.isEmpty, "placeholders left unfilled: \(unfilled)")
-        let confPath = try runtime.write("nginx.conf", conf)
-        let check = try ProcessRunner.run(Self.nginx!, ["-t", "-p", runtime.path, "-e", runtime.url("error.log"), "-c", confPath])
+        let check = try ProcessRunner.run(Self.nginx!, ["-t"] + deployed.arguments)
         #expect(check.status == 0, "\(check.stderr)")
-        let front = try ServerProcess(Self.nginx!, ["-p", runtime.path, "-e", runtime.url("error.log"), "-c", confPath, "-g", "daemon off;"], port: port)
+        let front = try deployed.start()
         defer { front.stop() }
 
         func get(_ path: String, _ headers: [String: String] = [:]) throws -> RawHTTPResponse {

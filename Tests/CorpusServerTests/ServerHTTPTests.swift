@@ -29,7 +29,7 @@ import CorpusTestSupport
             #expect(r.header("Accept-Ranges") == "bytes" && r.header("Last-Modified") != nil && r.header("ETag") != nil, "\(target)")
         }
         // A bundle's ETag is its content hash, the same on every host that serves it.
-        let sha = f.tree.catalog.corpora.first { $0.id == "free-guide" }!.bundle.sha256
+        let sha = f.tree.catalog.corpora.first { $0.id == "free-guide" }!.bundle.digest.hex
         #expect(try f.get("/" + free).header("ETag") == "\"\(sha)\"")
     }
 
@@ -61,7 +61,12 @@ import CorpusTestSupport
         #expect(try f.get(f.bundle("free-guide")).status == 200)
         #expect(try f.get(f.bundle("paid-atlas")).status == 401)
         #expect(try f.get("/nope").status == 404)
-        #expect(f.eventually { f.server.metrics.requests(status: 404) == 1 })
+        // A request is counted when its response has ended, which may be just after the client read
+        // it (the 10 KB bundle's most of all): wait, bounded, for every count the scrape asserts.
+        #expect(f.eventually {
+            let m = f.server.metrics
+            return m.requests(status: 200) == 2 && m.requests(status: 401) == 1 && m.requests(status: 404) == 1
+        })
         let text = try f.get("/metrics").text
         #expect(text.contains("corpusd_requests_total{status=\"200\"} 2"))
         #expect(text.contains("corpusd_requests_total{status=\"401\"} 1"))

@@ -11,7 +11,7 @@ import Foundation
     @Test func aSignedCatalogWithAnUpperCaseBundleHashIsRefusedBeforeAnythingIsKept() async throws {
         let env = try SyncTestEnvironment()
         let bytes = try env.tree.publish(version: 1)
-        let sha = env.tree.bundleRef.sha256
+        let sha = env.tree.bundleRef.digest.hex
         let edited = Data(String(decoding: bytes, as: UTF8.self)
             .replacingOccurrences(of: #""sha256":"\#(sha)""#, with: #""sha256":"\#(sha.uppercased())""#).utf8)
         #expect(edited != bytes)

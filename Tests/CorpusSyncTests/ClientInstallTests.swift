@@ -34,7 +34,7 @@ import Foundation
         dead.waitUntilExit()
         try FileIO.createDirectory(env.home.staging + "/\(dead.processIdentifier).7.main.tides.3")
         try Data("x".utf8).write(to: URL(fileURLWithPath: env.home.staging + "/\(dead.processIdentifier).7.main.tides.3/pack.sqlite"))
-        try Data("partial".utf8).write(to: URL(fileURLWithPath: env.home.partial(sha256: String(repeating: "c", count: 64))))
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: env.home.partial(sha256: SHA256Digest(hex: String(repeating: "c", count: 64))!)))
         let stray = env.home.currentLink(remote: "main", id: "tides") + ".tmp-\(dead.processIdentifier)"
         #expect(symlink("versions/1", stray) == 0)
         let report = try env.client.gc()

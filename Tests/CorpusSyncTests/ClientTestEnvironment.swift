@@ -23,6 +23,8 @@ final class ClientTestEnvironment: HomeSnapshotting, @unchecked Sendable {
         server = try MisbehavingServer(root: tree.root)
         client = CorpusClient(home: home, retry: RetryPolicy(attemptsPerSource: 1, initialBackoff: 0.01, maxBackoff: 0.01),
                               httpConfiguration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2))
+        // No total catalog deadline in-process (see SyncTestEnvironment.fetcher).
+        client.catalogDeadline = nil
         _ = try client.addRemote(name: "main", url: server.baseURL, mirrors: [], trust: tree.pinnedKey)
     }
 

@@ -13,7 +13,7 @@ import Testing
         let ref = env.tree.bundleRef
         var wrong = env.tree.bundle
         wrong[wrong.count / 2] ^= 0xFF
-        try wrong.write(to: URL(fileURLWithPath: env.home.partial(sha256: ref.sha256)))
+        try wrong.write(to: URL(fileURLWithPath: env.home.partial(sha256: ref.digest)))
         let server = try env.server()
         let done = try await env.downloader.download(ref, from: [origin(server)])
         #expect(FileManager.default.contents(atPath: done.path) == env.tree.bundle)
@@ -24,14 +24,14 @@ import Testing
     @Test func aResumedRangeCarryingMoreThanRemainsStopsAtTheSignedSize() async throws {
         let env = try SyncTestEnvironment()
         let ref = env.tree.bundleRef
-        try env.tree.bundle.prefix(100_000).write(to: URL(fileURLWithPath: env.home.partial(sha256: ref.sha256)))
+        try env.tree.bundle.prefix(100_000).write(to: URL(fileURLWithPath: env.home.partial(sha256: ref.digest)))
         // 206 with a true Content-Range, no Content-Length, and 1000 bytes past the end: the body
         // cap (the whole size) would let them in; only the per-chunk cap on the partial stops them.
         let server = try env.server { _ in .overlongRange(extra: 1000) }
-        await env.expectRefusal(.sizeExceeded(file: ref.path, limit: ref.size), except: [ref.sha256]) {
+        await env.expectRefusal(.sizeExceeded(file: ref.path, limit: ref.size), except: [ref.digest.hex]) {
             try await env.downloader.download(ref, from: [origin(server)])
         }
-        #expect(!FileManager.default.fileExists(atPath: env.home.partial(sha256: ref.sha256)), "the partial is discarded")
+        #expect(!FileManager.default.fileExists(atPath: env.home.partial(sha256: ref.digest)), "the partial is discarded")
         #expect(server.requests(for: "/" + ref.path).map { $0.headers["range"] } == ["bytes=100000-"])
     }
 }

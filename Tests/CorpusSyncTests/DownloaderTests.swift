@@ -12,7 +12,7 @@ import Testing
 
     /// Writes a partial download as a previous run would have left it.
     func leavePartial(_ env: SyncTestEnvironment, _ bytes: Data) throws {
-        try bytes.write(to: URL(fileURLWithPath: env.home.partial(sha256: env.tree.bundleRef.sha256)))
+        try bytes.write(to: URL(fileURLWithPath: env.home.partial(sha256: env.tree.bundleRef.digest)))
     }
 
     func bundleRequests(_ env: SyncTestEnvironment, _ server: MisbehavingServer) -> [MisbehavingServer.Request] {
@@ -20,7 +20,7 @@ import Testing
     }
 
     func expectComplete(_ env: SyncTestEnvironment, _ done: VerifiedDownload, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(done.path == env.home.partial(sha256: env.tree.bundleRef.sha256), sourceLocation: sourceLocation)
+        #expect(done.path == env.home.partial(sha256: env.tree.bundleRef.digest), sourceLocation: sourceLocation)
         #expect(FileManager.default.contents(atPath: done.path) == env.tree.bundle, sourceLocation: sourceLocation)
     }
 
@@ -40,7 +40,7 @@ import Testing
         let server = try env.server { $0.index == 0 ? .truncateAfter(bytes: 100_000) : .status(503) }
         await #expect(throws: SyncError.self) { try await env.downloader.download(env.tree.bundleRef, from: [origin(server)]) }
         // Nothing corrupt was handed out; the good prefix waits to be resumed.
-        let part = env.home.partial(sha256: env.tree.bundleRef.sha256)
+        let part = env.home.partial(sha256: env.tree.bundleRef.digest)
         #expect(FileManager.default.contents(atPath: part) == env.tree.bundle.prefix(100_000))
 
         server.setBehavior { _ in .normal }
@@ -141,7 +141,7 @@ import Testing
         let ref = env.tree.bundleRef
         let served = tampered
         let server = try env.server { _ in .content(served) }
-        await env.expectRefusal(.hashMismatch(file: ref.path, expected: ref.sha256, actual: SHA256.hex(tampered))) {
+        await env.expectRefusal(.hashMismatch(file: ref.path, expected: ref.digest.hex, actual: SHA256.hex(tampered))) {
             try await env.downloader.download(ref, from: [origin(server)])
         }
     }
@@ -165,7 +165,7 @@ import Testing
         await #expect(throws: SyncError.sizeMismatch(file: ref.path, expected: ref.size, actual: 1000)) {
             try await env.downloader.download(ref, from: [origin(server)])
         }
-        #expect(!FileManager.default.fileExists(atPath: env.home.partial(sha256: ref.sha256)))
+        #expect(!FileManager.default.fileExists(atPath: env.home.partial(sha256: ref.digest)))
         #expect(bundleRequests(env, server).map { $0.headers["range"] } == ["bytes=500-"])
     }
 
@@ -207,7 +207,7 @@ import Testing
         let down = try env.server { _ in .status(503) }
         let served = tampered
         let evil = try env.server { _ in .content(served) }
-        await env.expectRefusal(.hashMismatch(file: ref.path, expected: ref.sha256, actual: SHA256.hex(tampered))) {
+        await env.expectRefusal(.hashMismatch(file: ref.path, expected: ref.digest.hex, actual: SHA256.hex(tampered))) {
             try await env.downloader.download(ref, from: [origin(down), mirror(evil)])
         }
         #expect(bundleRequests(env, down).count == 2)
@@ -321,9 +321,9 @@ import Testing
         let ref = env.tree.bundleRef
         let task = Task { try await downloader.download(ref, from: [Source(baseURL: server.baseURL, isOrigin: true)]) }
         // Wait (without timing assumptions) until the server has sent its bytes and gone silent.
-        while FileIO.fileSize(env.home.partial(sha256: ref.sha256)) ?? 0 < 2000 { try await Task.sleep(nanoseconds: 10_000_000) }
+        while FileIO.fileSize(env.home.partial(sha256: ref.digest)) ?? 0 < 2000 { try await Task.sleep(nanoseconds: 10_000_000) }
         task.cancel()
         await #expect(throws: SyncError.cancelled) { try await task.value }
-        #expect(FileIO.fileSize(env.home.partial(sha256: ref.sha256)) == 2000)
+        #expect(FileIO.fileSize(env.home.partial(sha256: ref.digest)) == 2000)
     }
 }

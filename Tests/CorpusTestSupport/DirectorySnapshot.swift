@@ -28,6 +28,18 @@ public struct DirectorySnapshot: Equatable, Sendable, CustomStringConvertible {
         self.entries = entries
     }
 
+    /// Runs `body` and reports what it threw (nil when it returned) and whether `root` was left
+    /// byte-identical: the two things every refusal test asserts.
+    public static func attempt(leaving root: String, _ body: () throws -> Void) -> (error: Error?, unchanged: Bool) {
+        let before = DirectorySnapshot(root)
+        do {
+            try body()
+            return (nil, DirectorySnapshot(root) == before)
+        } catch {
+            return (error, DirectorySnapshot(root) == before)
+        }
+    }
+
     public var description: String {
         entries.keys.sorted().map { "\($0) \(entries[$0]!)" }.joined(separator: "\n")
     }

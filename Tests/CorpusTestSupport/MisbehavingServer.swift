@@ -6,12 +6,14 @@ import Glibc
 
 /// A small HTTP/1.1 server on 127.0.0.1 that serves files from a folder and misbehaves on
 /// request, for transport tests against the real client (TUF slow retrieval, apt partial files,
-/// mirror.fail, redirect token leaks). One request per connection (`Connection: close`).
+/// mirror.fail, redirect token leaks). One request per connection (`Connection: close`), unless
+/// made with `keepAlive`: then a connection is served until the client closes it, and
+/// `connectionCount` tells whether the client reused one.
 ///
 /// It records every request with its headers (to assert whether `Authorization` went) and asks
 /// a `behavior` closure how to answer each one.
 public final class MisbehavingServer: @unchecked Sendable {
-    // @unchecked: mutable state (`log`, `behavior`, `stopped`) is guarded by `lock`.
+    // @unchecked: mutable state (`log`, `behavior`, `accepted`) is guarded by `lock`; `listener` is set once, in init.
 
     public struct Request: Sendable {
         /// 0 for the first request this server received.
@@ -30,6 +32,8 @@ public final class MisbehavingServer: @unchecked Sendable {
         case content(Data)
         /// Answer with this status and an empty body.
         case status(Int)
+        /// Answer with this status and a small body, as real servers do (`404 not found`).
+        case statusWithBody(Int, Data)
         /// Send the headers and `bytes` body bytes, then go silent until the client leaves.
         case stallAfter(bytes: Int)
         /// Send the body `bytes` at a time with a pause between.
@@ -54,41 +58,27 @@ public final class MisbehavingServer: @unchecked Sendable {
     }
 
     public let root: String
-    public let port: UInt16
+    public var port: UInt16 { listener.port }
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private let listenFD: Int32
+    private var listener: LoopbackListener!
+    private let keepAlive: Bool
+    private var accepted = 0
     private let lock = NSLock()
     private var log: [Request] = []
     private var behavior: @Sendable (Request) -> Behavior
-    private var stopped = false
-    private let acceptDone = DispatchSemaphore(value: 0)
     private let connections = DispatchGroup()
 
     public static let lastModified = "Mon, 01 Jan 2024 00:00:00 GMT"
 
-    public init(root: String, behavior: @escaping @Sendable (Request) -> Behavior = { _ in .normal }) throws {
+    public init(root: String, keepAlive: Bool = false, behavior: @escaping @Sendable (Request) -> Behavior = { _ in .normal }) throws {
         self.root = root
+        self.keepAlive = keepAlive
         self.behavior = behavior
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        listener = try LoopbackListener { [weak self] client in
+            guard let self else { _ = close(client); return }
+            serve(client)
         }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        listenFD = fd
-        port = UInt16(bigEndian: addr.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
     }
 
     deinit { stop() }
@@ -102,44 +92,44 @@ public final class MisbehavingServer: @unchecked Sendable {
     public var requests: [Request] { lock.withLock { log } }
     public var requestCount: Int { lock.withLock { log.count } }
     public func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
+    /// Connections accepted so far.
+    public var connectionCount: Int { lock.withLock { accepted } }
 
     /// Stops accepting, wakes stalled connections, and waits for every connection thread.
     public func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
-        acceptDone.wait()
-        close(listenFD)
+        guard listener.stop() else { return }
         connections.wait()
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { listener.isStopped }
 
-    private func acceptLoop() {
-        defer { acceptDone.signal() }
-        while !isStopped {
-            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            let client = accept(listenFD, nil, nil)
-            guard client >= 0 else { continue }
-            connections.enter()
-            let thread = Thread { [self] in
-                defer {
-                    close(client)
-                    connections.leave()
-                }
-                handle(client)
+    /// One accepted connection, answered on a thread of its own.
+    private func serve(_ client: Int32) {
+        lock.withLock { accepted += 1 }
+        connections.enter()
+        Thread { [self] in
+            defer {
+                close(client)
+                connections.leave()
             }
-            thread.start()
-        }
+            handle(client)
+        }.start()
     }
 
     // MARK: - One connection
 
     private func handle(_ fd: Int32) {
-        guard let (method, target, headers) = readHead(fd) else { return }
+        var first = true
+        repeat {
+            // The next request on a kept connection may come late (a loaded machine): no deadline.
+            guard answerOne(fd, within: first ? 10 : nil) else { return }
+            first = false
+        } while keepAlive
+    }
+
+    /// Reads one request and answers it; false when none came (the client left, or the server stops).
+    private func answerOne(_ fd: Int32, within seconds: Double?) -> Bool {
+        guard let (method, target, headers) = readHead(fd, within: seconds) else { return false }
         let rawPath = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
         let path = rawPath.removingPercentEncoding ?? rawPath
         let (request, how) = lock.withLock { () -> (Request, Behavior) in
@@ -148,12 +138,13 @@ public final class MisbehavingServer: @unchecked Sendable {
             return (r, behavior(r))
         }
         respond(fd, request, how)
+        return true
     }
 
-    private func readHead(_ fd: Int32) -> (String, String, [String: String])? {
+    private func readHead(_ fd: Int32, within seconds: Double?) -> (String, String, [String: String])? {
         var data = [UInt8]()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, data.count < 64 * 1024 {
+        let deadline = seconds.map { Date().addingTimeInterval($0) } ?? .distantFuture
+        while Date() < deadline, data.count < 64 * 1024, !isStopped {
             if let end = find(data, Array("\r\n\r\n".utf8)) {
                 let text = String(decoding: data[..<end], as: UTF8.self)
                 var lines = text.components(separatedBy: "\r\n")
@@ -185,6 +176,7 @@ public final class MisbehavingServer: @unchecked Sendable {
 
     private func respond(_ fd: Int32, _ request: Request, _ how: Behavior) {
         if case let .status(code) = how { return send(fd, head(code, ["Content-Length": "0"])) }
+        if case let .statusWithBody(code, body) = how { return send(fd, head(code, ["Content-Length": String(body.count)]) + body) }
         if case let .redirect(base) = how {
             // A small body, as real servers send, which the client must read past and never deliver.
             let body = Data("<a href=\"\(base + request.path)\">moved</a>".utf8)
@@ -277,7 +269,7 @@ public final class MisbehavingServer: @unchecked Sendable {
     private func head(_ status: Int, _ headers: [String: String]) -> Data {
         let reason = [200: "OK", 206: "Partial Content", 302: "Found", 304: "Not Modified", 404: "Not Found",
                       416: "Range Not Satisfiable", 500: "Internal Server Error", 503: "Service Unavailable"][status] ?? "Status"
-        var text = "HTTP/1.1 \(status) \(reason)\r\nConnection: close\r\n"
+        var text = "HTTP/1.1 \(status) \(reason)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
         for (k, v) in headers.sorted(by: { $0.key < $1.key }) { text += "\(k): \(v)\r\n" }
         return Data((text + "\r\n").utf8)
     }

@@ -15,15 +15,21 @@ public final class PublishedCorpusTree: @unchecked Sendable {
         public var tier: String?
         public var bundled: Bool
         public var documents: [String: String]
+        /// The embedder to build with (`catalog.json`'s `embedder`); nil for the default.
+        public var embedder: String?
+        /// `catalog.json`'s `index` (`install`: the pack ships without its full-text index); nil for the default.
+        public var index: String?
 
         public init(id: String, version: String = "1", access: String = "free", tier: String? = nil, bundled: Bool = false,
-                    documents: [String: String]) {
+                    documents: [String: String], embedder: String? = nil, index: String? = nil) {
+            self.index = index
             self.id = id
             self.version = version
             self.access = access
             self.tier = tier
             self.bundled = bundled
             self.documents = documents
+            self.embedder = embedder
         }
     }
 
@@ -43,16 +49,21 @@ public final class PublishedCorpusTree: @unchecked Sendable {
     public var strangerKey: String { work.url("keys/stranger.key") }
     public private(set) var publishCount = 0
 
-    public init(catalogID: String = "test-catalog", corpora: [Corpus]) throws {
+    /// Model folders by embedder id, listed as the catalog's `embedders`.
+    public let models: [String: String]
+
+    public init(catalogID: String = "test-catalog", models: [String: String] = [:], corpora: [Corpus]) throws {
         self.catalogID = catalogID
+        self.models = models
         for name in ["root", "entitlement", "stranger"] {
             try Self.corpusd(["keygen", "--out", work.url("keys"), "--name", name])
         }
         try publish(corpora)
     }
 
-    /// Writes the sources and catalog folder for `corpora` and runs `corpusd publish` into `public/`.
-    public func publish(_ corpora: [Corpus]) throws {
+    /// Writes the sources and catalog folder for `corpora` and runs `corpusd publish` into `public/`;
+    /// `deltas` is its `--deltas K` (nil: corpusd's default).
+    public func publish(_ corpora: [Corpus], deltas: Int? = nil) throws {
         publishCount += 1
         var entries: [[String: Any]] = []
         for c in corpora {
@@ -63,11 +74,14 @@ public final class PublishedCorpusTree: @unchecked Sendable {
             var e: [String: Any] = ["id": c.id, "version": c.version, "title": "Corpus \(c.id)", "description": "test corpus \(c.id)",
                                     "source": source, "access": c.access, "bundled": c.bundled, "license": "CC0-1.0"]
             if let tier = c.tier { e["tier"] = tier }
+            if let embedder = c.embedder { e["embedder"] = embedder }
+            if let index = c.index { e["index"] = index }
             entries.append(e)
         }
-        let catalog: [String: Any] = ["id": catalogID, "title": "Test catalog", "corpora": entries]
+        var catalog: [String: Any] = ["id": catalogID, "title": "Test catalog", "corpora": entries]
+        if !models.isEmpty { catalog["embedders"] = models.sorted { $0.key < $1.key }.map { ["id": $0.key, "source": $0.value] } }
         try work.write("catalog/catalog.json", try JSONSerialization.data(withJSONObject: catalog, options: [.sortedKeys]))
-        try Self.corpusd(["publish", work.url("catalog"), "--out", publicDir, "--key", rootKey, "--quiet"])
+        try Self.corpusd(["publish", work.url("catalog"), "--out", publicDir, "--key", rootKey, "--quiet"] + (deltas.map { ["--deltas", String($0)] } ?? []))
     }
 
     /// A frozen copy of the tree as published so far, to serve an older catalog beside a newer one.

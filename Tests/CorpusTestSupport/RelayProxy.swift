@@ -12,41 +12,27 @@ import Foundation
 /// It records every request line (`PUT /bucket/key`) in order. Only framing it must read is
 /// parsed: request heads and their `Content-Length` bodies; responses are relayed as bytes.
 public final class RelayProxy: @unchecked Sendable {
-    public let port: UInt16
+    public var port: UInt16 { listener.port }
     public var url: String { "http://127.0.0.1:\(port)" }
     private let upstreamPort: UInt16
-    private let listenFD: Int32
+    private var listener: LoopbackListener!
     private let lock = NSLock()
     private var lines: [String] = []
     private var cutAt: Int?
     private var cut = false
     private var holdAfter: Int64?
     private var responseBytes: Int64 = 0
-    private var stopped = false
     private let held = DispatchSemaphore(value: 0)
     private let releaseSignal = DispatchSemaphore(value: 0)
-    private let acceptDone = DispatchSemaphore(value: 0)
 
     public init(upstreamPort: UInt16, cutAtRequest: Int? = nil, holdAfterResponseBytes: Int64? = nil) throws {
         self.upstreamPort = upstreamPort
         cutAt = cutAtRequest
         holdAfter = holdAfterResponseBytes
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard fd >= 0, bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        listener = try LoopbackListener { [weak self] client in
+            guard let self else { _ = close(client); return }
+            relay(client)
         }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        listenFD = fd
-        port = UInt16(bigEndian: addr.sin_port)
-        Thread { [self] in acceptLoop() }.start()
     }
 
     deinit { stop() }
@@ -62,37 +48,29 @@ public final class RelayProxy: @unchecked Sendable {
     public func release() { releaseSignal.signal() }
 
     public func stop() {
-        let first = lock.withLock { () -> Bool in defer { stopped = true }; return !stopped }
-        guard first else { return }
+        guard listener.stop() else { return }
+        // A relay held at its hold point wakes, sees the stop, and ends.
         releaseSignal.signal()
-        acceptDone.wait()
-        close(listenFD)
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { listener.isStopped }
 
-    private func acceptLoop() {
-        defer { acceptDone.signal() }
-        while !isStopped {
-            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 50) > 0 else { continue }
-            let client = accept(listenFD, nil, nil)
-            guard client >= 0 else { continue }
-            if lock.withLock({ cut }) { close(client); continue }
-            let upstream = connectUpstream()
-            guard upstream >= 0 else { close(client); continue }
-            let done = DispatchGroup()
-            done.enter()
-            Thread { [self] in relayResponses(from: upstream, to: client); shutdown(client, Int32(SHUT_RDWR)); done.leave() }.start()
-            Thread { [self] in
-                relayRequests(from: client, to: upstream)
-                shutdown(upstream, Int32(SHUT_RDWR))
-                shutdown(client, Int32(SHUT_RDWR))
-                done.wait()
-                close(client)
-                close(upstream)
-            }.start()
-        }
+    /// One accepted connection: relayed to the upstream in both directions, each on a thread.
+    private func relay(_ client: Int32) {
+        if lock.withLock({ cut }) { close(client); return }
+        let upstream = connectUpstream()
+        guard upstream >= 0 else { close(client); return }
+        let done = DispatchGroup()
+        done.enter()
+        Thread { [self] in relayResponses(from: upstream, to: client); shutdown(client, Int32(SHUT_RDWR)); done.leave() }.start()
+        Thread { [self] in
+            relayRequests(from: client, to: upstream)
+            shutdown(upstream, Int32(SHUT_RDWR))
+            shutdown(client, Int32(SHUT_RDWR))
+            done.wait()
+            close(client)
+            close(upstream)
+        }.start()
     }
 
     private func connectUpstream() -> Int32 {

@@ -52,6 +52,17 @@ public final class ServerProcess: @unchecked Sendable {
     public var stdout: String { (try? String(contentsOfFile: logs.url("stdout"), encoding: .utf8)) ?? "" }
     public var stderr: String { (try? String(contentsOfFile: logs.url("stderr"), encoding: .utf8)) ?? "" }
 
+    /// Whether stderr holds `text` within `seconds`: `corpusd serve` writes its access log in
+    /// batches off the request path, so a request's line can arrive after its response.
+    public func stderrEventuallyContains(_ text: String, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(20_000)
+        }
+        return stderr.contains(text)
+    }
+
     /// Sends SIGTERM and waits (at most `timeout`, then SIGKILL); returns the exit status.
     @discardableResult
     public func stop(timeout: TimeInterval = 30) -> Int32 {

@@ -29,7 +29,8 @@ final class KillFixture: @unchecked Sendable {
     init() throws {
         tree = try PublishedCorpusTree(corpora: [Self.base, Self.tides("1")])
         catalog1 = try tree.snapshotCopy()
-        try tree.publish([Self.base, Self.tides("2")])
+        // No delta: these kills are of the full path (DeltaKillTests kill the delta path).
+        try tree.publish([Self.base, Self.tides("2")], deltas: 0)
         server1 = try tree.serve(root: catalog1.path, entitlements: false)
         server2 = try tree.serve(entitlements: false)
 
