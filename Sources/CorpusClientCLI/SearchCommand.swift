@@ -32,8 +32,10 @@ struct SearchCommand: ClientCommand {
         options.lexicalOnly = cmd.has(Self.lexicalOnly)
         options.timeWindow = try timeWindow()
         let budget = try contextBudget()
-        let retriever = try chooseRetriever(query, options: options)
+        // One library for the whole run: each corpus it opens (schema and row-count checks, the
+        // vector map) is opened once, whether the model check, the search or the phrase finder asks.
         let library = CorpusLibrary(home: home.root)
+        let retriever = try chooseRetriever(query, options: options, library: library)
         // Each corpus is searched with the embedder its manifest names: the hashing embedder, or the
         // installed model (fetched by install and sync). A corpus whose model is not installed (an
         // imported bundle, say) is searched by words only, with a note; a model that is installed
@@ -48,7 +50,7 @@ struct SearchCommand: ClientCommand {
         let start = Date()
         let searched: SearchReport
         do {
-            searched = cmd.has(Self.exact) ? try await CorpusLibrary(home: home.root).findExact(query, options: options)
+            searched = cmd.has(Self.exact) ? try await library.findExact(query, options: options)
                 : try await retriever.search(query, options: options)
         } catch SyncError.notFound where retriever is RemoteRetriever && cmd.value(Self.remote) == nil && options.corpora.isEmpty {
             // The fallback found a remote without a search server: say what it said before there was one.
@@ -91,17 +93,17 @@ struct SearchCommand: ClientCommand {
 
     /// Local search, unless `--remote NAME` names a remote, or nothing is installed and a remote is
     /// configured (the first by name): then that remote's search server.
-    func chooseRetriever(_ query: String, options: SearchOptions) throws -> any Retriever {
+    func chooseRetriever(_ query: String, options: SearchOptions, library: CorpusLibrary) throws -> any Retriever {
         let name = cmd.value(Self.remote)
         let localOnly = cmd.has(Self.exact) || options.timeWindow != nil
         if localOnly, let name {
             throw UsageError.invalidValue(option: Self.remote.name, value: name, expected: "given with --exact, --since or --until (they search installed corpora only)")
         }
-        if localOnly || (name == nil && !client.installed().isEmpty) { return LocalRetriever(library: CorpusLibrary(home: home.root)) }
+        if localOnly || (name == nil && !client.installed().isEmpty) { return LocalRetriever(library: library) }
         let remotes = (try? client.config().remotes) ?? []
         guard let remote = name.map({ n in remotes.first { $0.name == n } }) ?? remotes.min(by: { $0.name < $1.name }) else {
             if let name { throw SyncError.notFound(file: "remote \(name) (corpus remote add NAME URL --trust PUB adds one)") }
-            return LocalRetriever(library: CorpusLibrary(home: home.root))
+            return LocalRetriever(library: library)
         }
         guard query.utf8.count <= RemoteRetriever.maxQueryBytes else {
             throw UsageError.invalidValue(option: "QUERY", value: String(query.prefix(40)) + "…", expected: "at most \(RemoteRetriever.maxQueryBytes) bytes for a remote search")

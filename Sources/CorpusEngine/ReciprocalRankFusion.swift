@@ -22,14 +22,19 @@ public enum ReciprocalRankFusion {
         /// A multiplier per key on top of the channel weight (nil: 1 for every key), for evidence of
         /// unequal strength within one list: lexical hits that hold only part of the query.
         public var scales: [Double]?
+        /// The channel's own score per key, higher is better (cosine, BM25): RRF ignores them;
+        /// `ScoreFusion` takes them, normalised.
+        public var scores: [Double]?
 
-        public init(channel: Channel, keys: [Key], ranks: [Int]? = nil, scales: [Double]? = nil) {
+        public init(channel: Channel, keys: [Key], ranks: [Int]? = nil, scales: [Double]? = nil, scores: [Double]? = nil) {
             precondition(ranks == nil || ranks!.count == keys.count)
             precondition(scales == nil || scales!.count == keys.count)
+            precondition(scores == nil || scores!.count == keys.count)
             self.channel = channel
             self.keys = keys
             self.ranks = ranks
             self.scales = scales
+            self.scores = scores
         }
 
         /// A list ranked by descending score, where equal scores share a rank (dense ranking:
@@ -42,7 +47,7 @@ public enum ReciprocalRankFusion {
                 if item.score != last { rank += 1; last = item.score }
                 ranks.append(rank)
             }
-            self.init(channel: channel, keys: scored.map(\.key), ranks: ranks)
+            self.init(channel: channel, keys: scored.map(\.key), ranks: ranks, scores: scored.map { Double($0.score) })
         }
     }
 

@@ -2,8 +2,8 @@ import Testing
 import CorpusTestSupport
 @testable import CorpusEngine
 
-/// The default fusion weighs a lexical hit holding only part of the query at
-/// `SearchOptions.defaultRelaxedLexicalWeight` (0.5, docs/engine.md "Fusion, measured").
+/// Fusion (RRF here; the convex default scales the same way) weighs a lexical hit holding only
+/// part of the query at `SearchOptions.defaultRelaxedLexicalWeight` (0.5, docs/engine.md "Fusion, measured").
 @Suite struct PartialMatchWeightTests {
     @Test func perKeyScalesMultiplyTheirContributions() {
         typealias List = ReciprocalRankFusion.RankedList<Int>
@@ -19,7 +19,9 @@ import CorpusTestSupport
         let home = TempDirectory("partial-weight")
         try PackFixture(id: "c", texts: ["a.md": ["zebra crossing rules", "how pedestrians cross a busy road safely"]]).install(home: home.path)
         let library = CorpusLibrary(home: home.path)
-        let hits = try await library.search("zebra stripes", options: SearchOptions(k: 2))
+        var options = SearchOptions(k: 2)
+        options.fusion = .reciprocalRank
+        let hits = try await library.search("zebra stripes", options: options)
         let lexicalOnlyHit = try #require(hits.first { $0.text == "zebra crossing rules" })
         #expect(lexicalOnlyHit.lexicalRank == 1)
         #expect(SearchOptions().relaxedLexicalWeight == 0.5)
