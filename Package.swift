@@ -27,7 +27,9 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
-        systemLibrary("COpenBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
+        // Headers only: libopenblas is loaded with dlopen when a model is first used (OpenBLAS.swift),
+        // so processes that never run a model never start its thread pool.
+        .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
 
         .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip", "CZlib"]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),

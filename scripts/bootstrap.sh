@@ -9,7 +9,7 @@ packages=(
   minisign nginx wrk curl zip unzip sqlite3 openssl
   chromium fonts-dejavu-core linux-perf
   python3 python3-pip python3-jwt python3-cryptography python3-numpy python3-doc
-  zsync casync zim-tools sqlite3-doc
+  zsync casync zim-tools sqlite3-doc kiwix-tools
 )
 
 missing=()

@@ -93,7 +93,8 @@ enum EvalBench {
         print("\nwrote \(work)/results.json")
     }
 
-    /// The methods compared: each channel alone, plain RRF, weighted RRF, other depths and k.
+    /// The methods compared: each channel alone, plain RRF, weighted RRF, other depths and k, and
+    /// score-based (convex) fusion at several weights.
     static func methods() -> [Method] {
         func o(_ change: (inout SearchOptions) -> Void) -> SearchOptions {
             var options = SearchOptions()
@@ -103,20 +104,48 @@ enum EvalBench {
         return [
             Method(name: "BM25 alone", build: .minilm, options: o { $0.lexicalOnly = true }),
             Method(name: "dense alone (MiniLM)", build: .minilm, options: o { $0.lexicalDepth = 0 }),
-            Method(name: "hybrid RRF k=60, depth 50/50", build: .minilm, options: o { _ in }),
-            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 1.5", build: .minilm, options: o { $0.channelWeights = [.vector: 1.5] }),
-            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 2", build: .minilm, options: o { $0.channelWeights = [.vector: 2] }),
-            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 3", build: .minilm, options: o { $0.channelWeights = [.vector: 3] }),
-            Method(name: "hybrid RRF k=60, weights bm25 2 : dense 1", build: .minilm, options: o { $0.channelWeights = [.lexical: 2] }),
-            Method(name: "hybrid RRF k=60, depth bm25 20 / dense 50", build: .minilm, options: o { $0.lexicalDepth = 20 }),
-            Method(name: "hybrid RRF k=60, depth bm25 10 / dense 50", build: .minilm, options: o { $0.lexicalDepth = 10 }),
-            Method(name: "hybrid RRF k=60, depth bm25 50 / dense 20", build: .minilm, options: o { $0.vectorDepth = 20 }),
-            Method(name: "hybrid RRF k=60, depth 10/10", build: .minilm, options: o { $0.perChannelDepth = 10 }),
-            Method(name: "hybrid RRF k=60, depth 100/100", build: .minilm, options: o { $0.perChannelDepth = 100 }),
-            Method(name: "hybrid RRF k=10, depth 50/50", build: .minilm, options: o { $0.rrfK = 10 }),
-            Method(name: "hybrid RRF k=10, weights bm25 1 : dense 2", build: .minilm, options: o { $0.rrfK = 10; $0.channelWeights = [.vector: 2] }),
+            Method(name: "hybrid, default (convex 0.8 dense + 0.2 BM25, partial 0.5)", build: .minilm, options: o { _ in }),
+            Method(name: "hybrid RRF k=60, partial-match BM25 0.5 (default before)", build: .minilm, options: o { $0.fusion = .reciprocalRank }),
+            Method(name: "hybrid RRF k=60, depth 50/50 (plain, before)", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1 }),
+            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 1.5", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.channelWeights = [.vector: 1.5] }),
+            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 2", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.channelWeights = [.vector: 2] }),
+            Method(name: "hybrid RRF k=60, weights bm25 1 : dense 3", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.channelWeights = [.vector: 3] }),
+            Method(name: "hybrid RRF k=60, weights bm25 2 : dense 1", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.channelWeights = [.lexical: 2] }),
+            Method(name: "hybrid RRF k=60, depth bm25 20 / dense 50", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.lexicalDepth = 20 }),
+            Method(name: "hybrid RRF k=60, depth bm25 10 / dense 50", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.lexicalDepth = 10 }),
+            Method(name: "hybrid RRF k=60, depth bm25 50 / dense 20", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.vectorDepth = 20 }),
+            Method(name: "hybrid RRF k=60, depth 10/10", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.perChannelDepth = 10 }),
+            Method(name: "hybrid RRF k=60, depth 100/100", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.perChannelDepth = 100 }),
+            Method(name: "hybrid RRF k=10, depth 50/50", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.rrfK = 10 }),
+            Method(name: "hybrid RRF k=10, weights bm25 1 : dense 2", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 1; $0.rrfK = 10; $0.channelWeights = [.vector: 2] }),
+            Method(name: "hybrid, partial-match BM25 weight 0.25", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.25 }),
+            Method(name: "hybrid, partial-match BM25 weight 0", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0 }),
+            Method(name: "hybrid, partial 0.5, weights 1 : dense 1.5", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.5; $0.channelWeights = [.vector: 1.5] }),
+            Method(name: "hybrid, partial 0.25, weights 1 : dense 1.5", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.25; $0.channelWeights = [.vector: 1.5] }),
+            Method(name: "hybrid, partial-match BM25 weight 0.75", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.75 }),
+            Method(name: "hybrid, partial-match BM25 weight 0.6", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.6 }),
+            Method(name: "hybrid, partial-match BM25 weight 0.4", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.4 }),
+            Method(name: "hybrid, partial 0.5, weights 1 : dense 1.25", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.5; $0.channelWeights = [.vector: 1.25] }),
+            Method(name: "hybrid, partial 0.6, weights 1 : dense 1.25", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.6; $0.channelWeights = [.vector: 1.25] }),
+            Method(name: "hybrid, partial 0.4, weights 1 : dense 1.25", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.4; $0.channelWeights = [.vector: 1.25] }),
+            Method(name: "hybrid, partial 0.5, RRF k=30", build: .minilm, options: o { $0.fusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.5; $0.rrfK = 30 }),
+            Method(name: "convex 0.5 dense + 0.5 BM25, partial 0.5", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.5) }),
+            Method(name: "convex 0.6 dense + 0.4 BM25, partial 0.5", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.6) }),
+            Method(name: "convex 0.7 dense + 0.3 BM25, partial 0.5", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7) }),
+            Method(name: "convex 0.9 dense + 0.1 BM25, partial 0.5", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.9) }),
+            Method(name: "convex 0.7, partial 1", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7); $0.relaxedLexicalWeight = 1 }),
+            Method(name: "convex 0.7, partial 0.25", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7); $0.relaxedLexicalWeight = 0.25 }),
+            Method(name: "convex 0.8, partial 1", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.8); $0.relaxedLexicalWeight = 1 }),
+            Method(name: "convex 0.8, partial 0.25", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.8); $0.relaxedLexicalWeight = 0.25 }),
+            Method(name: "convex 0.75, partial 0.5", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.75) }),
+            Method(name: "convex 0.85, partial 0.5", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.85) }),
+            Method(name: "convex 0.8, depth 20/50", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.8); $0.lexicalDepth = 20 }),
+            Method(name: "convex 0.8, depth 100/100", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.8); $0.perChannelDepth = 100 }),
+            Method(name: "convex 0.7, depth 20/50", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7); $0.lexicalDepth = 20 }),
+            Method(name: "convex 0.7, depth 100/100", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7); $0.perChannelDepth = 100 }),
             Method(name: "hashing vectors alone (hash-uni-bi-384-v1)", build: .hashing, options: o { $0.lexicalDepth = 0 }),
-            Method(name: "hybrid BM25 + hashing vectors, RRF k=60", build: .hashing, options: o { _ in }),
+            Method(name: "hybrid BM25 + hashing vectors, RRF k=60", build: .hashing, options: o { $0.fusion = .reciprocalRank }),
+            Method(name: "hybrid BM25 + hashing vectors, default (convex 0.8)", build: .hashing, options: o { _ in }),
         ]
     }
 

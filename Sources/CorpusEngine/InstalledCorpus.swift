@@ -160,22 +160,37 @@ public final class InstalledCorpus: @unchecked Sendable {
 
     /// `lexicalSearch` with the ladder stage each row came from: 0 every token, 1 all but one,
     /// 2 any token. The stage says how much of the query a passage holds, which compares across
-    /// corpora where BM25 values do not.
-    public func lexicalSearchStaged(tokens: [String], limit: Int) throws -> [(row: Int32, stage: Int)] {
+    /// corpora where BM25 values do not. `bm25` is the row's weighted BM25 in its stage's query,
+    /// higher is better (FTS5's `rank` negated), comparable only within one corpus and stage.
+    public func lexicalSearchStaged(tokens: [String], limit: Int) throws -> [(row: Int32, stage: Int, bm25: Double)] {
         guard limit > 0, let all = FTSQuery.allTerms(tokens) else { return [] }
         do {
             return try connection.withLock { conn in
-                var rows = try conn.ranked(all, limit: limit).map { (row: $0, stage: 0) }
+                var rows = try conn.ranked(all, limit: limit).map { (row: $0.row, stage: 0, bm25: $0.bm25) }
                 var seen = Set(rows.map(\.row))
                 func fill(_ expression: String, stage: Int) throws {
-                    for r in try conn.ranked(expression, limit: limit) where rows.count < limit && seen.insert(r).inserted {
-                        rows.append((row: r, stage: stage))
+                    for r in try conn.ranked(expression, limit: limit) where rows.count < limit && seen.insert(r.row).inserted {
+                        rows.append((row: r.row, stage: stage, bm25: r.bm25))
                     }
                 }
                 if rows.count < limit, let relaxed = FTSQuery.allButOne(tokens) { try fill(relaxed, stage: 1) }
                 if rows.isEmpty && tokens.count > 1, let any = FTSQuery.anyTerm(tokens) { try fill(any, stage: 2) }
                 return rows
             }
+        } catch let e as SQLiteError {
+            throw EngineError.sqlite(corpus: name, e)
+        }
+    }
+
+    /// The passage rows whose time is inside `window` (`TimeWindow`), under the mutex like every query.
+    func rows(in window: TimeWindow) throws -> Set<Int32> {
+        do { return try connection.withLock { try Self.rows($0.db, in: window) } } catch let e as SQLiteError { throw EngineError.sqlite(corpus: name, e) }
+    }
+
+    /// Rows holding the phrase literally (`ExactPhrase.swift`), under the mutex like every query.
+    func phraseMatches(_ expression: String, literal: String, limit: Int) throws -> [(row: Int32, detail: PassageDetail)] {
+        do {
+            return try connection.withLock { try Self.phraseMatches($0.db, expression, literal: literal, limit: limit) }
         } catch let e as SQLiteError {
             throw EngineError.sqlite(corpus: name, e)
         }
@@ -239,7 +254,7 @@ public final class InstalledCorpus: @unchecked Sendable {
             // `rank MATCH` sets the ranking function for this query only; ORDER BY rank lets FTS5
             // keep just the best rows instead of sorting every match.
             lexical = try db.prepare("""
-                SELECT rowid FROM passages_fts WHERE passages_fts MATCH ?1 \
+                SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ?1 \
                 AND rank MATCH 'bm25(\(InstalledCorpus.columnWeights))' ORDER BY rank LIMIT ?2
                 """)
             detail = try db.prepare("""
@@ -253,12 +268,13 @@ public final class InstalledCorpus: @unchecked Sendable {
                 """)
         }
 
-        func ranked(_ expression: String, limit: Int) throws -> [Int32] {
+        /// Rows matching `expression`, best first, with their BM25 (FTS5's `rank` negated: higher is better).
+        func ranked(_ expression: String, limit: Int) throws -> [(row: Int32, bm25: Double)] {
             let s = lexical
             defer { s.reset() }
             try s.bind(1, expression).bind(2, limit)
-            var rows: [Int32] = []
-            while try s.step() { rows.append(Int32(truncatingIfNeeded: s.int(0))) }
+            var rows: [(row: Int32, bm25: Double)] = []
+            while try s.step() { rows.append((row: Int32(truncatingIfNeeded: s.int(0)), bm25: -s.double(1))) }
             return rows
         }
     }

@@ -9,6 +9,8 @@ public enum MiniLMError: Error, Equatable, Sendable {
     case invalidTokens(reason: String)
     case missingTensor(name: String)
     case tensorShape(name: String, expected: [Int], actual: [Int])
+    /// OpenBLAS, loaded when a model is first used, is not installed.
+    case blasMissing(tried: [String])
 }
 
 extension MiniLMError: CustomStringConvertible, LocalizedError {
@@ -24,6 +26,8 @@ extension MiniLMError: CustomStringConvertible, LocalizedError {
             return "the MiniLM weights have no tensor \(name)"
         case let .tensorShape(name, expected, actual):
             return "MiniLM tensor \(name) has shape \(actual), expected \(expected)"
+        case let .blasMissing(tried):
+            return "the MiniLM embedder needs OpenBLAS, and none of \(tried.joined(separator: ", ")) could be loaded; install Debian's libopenblas0"
         }
     }
     public var errorDescription: String? { description }

@@ -8,13 +8,9 @@ internal import COpenBLAS
 /// as much as the matrix multiplies. The loops are plain scalar code on purpose: the optimizer
 /// vectorizes them in release builds, and unlike `SIMD8` they stay fast in debug builds.
 enum MiniLMKernels {
-    /// Puts OpenBLAS in single-threaded mode, once per process. The embedder runs its own
-    /// workers, one per core, each on its own sequences: OpenBLAS's threads would split every
-    /// multiply instead, which costs a synchronization per call (hundreds per batch, most of a
-    /// 12-token query's time), and they busy-wait between calls, taking the core another
-    /// worker (or, on a shared machine, another process) needs.
-    /// The corresponding C function is `openblas_set_num_threads`.
-    static let singleThreadedBLAS: Void = { openblas_set_num_threads(1) }()
+    /// Loads OpenBLAS, single-threaded, once per process (`OpenBLAS`): the embedder runs its own
+    /// workers, one per core, each on its own sequences. True when it could be loaded.
+    static var blasAvailable: Bool { OpenBLAS.sgemm != nil }
 
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
     /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`.
@@ -22,7 +18,7 @@ enum MiniLMKernels {
                        weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
                        into y: UnsafeMutablePointer<Float>) {
         for r in 0..<rows { (y + r * outFeatures).update(from: bias, count: outFeatures) }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+        OpenBLAS.sgemm!(CblasRowMajor, CblasNoTrans, CblasTrans,
                     Int32(rows), Int32(outFeatures), Int32(inFeatures),
                     1, x, Int32(inFeatures), weight, Int32(inFeatures),
                     1, y, Int32(outFeatures))
@@ -34,7 +30,7 @@ enum MiniLMKernels {
                      a: UnsafePointer<Float>, lda: Int,
                      b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
                      beta: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+        OpenBLAS.sgemm!(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                     Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
     }
 

@@ -19,12 +19,22 @@ public enum ReciprocalRankFusion {
         /// Explicit 1-based ranks, one per key, for lists with ties (equal scores share a rank);
         /// nil means the position: 1, 2, 3, …
         public var ranks: [Int]?
+        /// A multiplier per key on top of the channel weight (nil: 1 for every key), for evidence of
+        /// unequal strength within one list: lexical hits that hold only part of the query.
+        public var scales: [Double]?
+        /// The channel's own score per key, higher is better (cosine, BM25): RRF ignores them;
+        /// `ScoreFusion` takes them, normalised.
+        public var scores: [Double]?
 
-        public init(channel: Channel, keys: [Key], ranks: [Int]? = nil) {
+        public init(channel: Channel, keys: [Key], ranks: [Int]? = nil, scales: [Double]? = nil, scores: [Double]? = nil) {
             precondition(ranks == nil || ranks!.count == keys.count)
+            precondition(scales == nil || scales!.count == keys.count)
+            precondition(scores == nil || scores!.count == keys.count)
             self.channel = channel
             self.keys = keys
             self.ranks = ranks
+            self.scales = scales
+            self.scores = scores
         }
 
         /// A list ranked by descending score, where equal scores share a rank (dense ranking:
@@ -37,7 +47,7 @@ public enum ReciprocalRankFusion {
                 if item.score != last { rank += 1; last = item.score }
                 ranks.append(rank)
             }
-            self.init(channel: channel, keys: scored.map(\.key), ranks: ranks)
+            self.init(channel: channel, keys: scored.map(\.key), ranks: ranks, scores: scored.map { Double($0.score) })
         }
     }
 
@@ -63,9 +73,10 @@ public enum ReciprocalRankFusion {
                                                                 weights: [Channel: Double] = [:]) -> [Fused<Key>] {
         var byKey: [Key: Fused<Key>] = [:]
         for list in lists {
-            let weight = weights[list.channel] ?? 1
+            let channelWeight = weights[list.channel] ?? 1
             for (i, key) in list.keys.enumerated() {
                 let rank = list.ranks?[i] ?? i + 1
+                let weight = channelWeight * (list.scales?[i] ?? 1)
                 let contribution = weight / Double(k + rank)
                 if var f = byKey[key] {
                     if let previous = f.ranks[list.channel] {

@@ -18,6 +18,27 @@ public struct SearchOptions: Sendable, Hashable {
     public var vectorDepth: Int?
     /// Weighted RRF: each channel's contributions are multiplied by its weight (default 1).
     public var channelWeights: [Channel: Double] = [:]
+    /// The weight of a lexical hit that holds only part of the query (the ladder's all-but-one and
+    /// any-word stages) relative to one holding all of it: weak evidence, which a paraphrased
+    /// question mostly produces (docs/engine.md "Fusion, measured").
+    public var relaxedLexicalWeight: Double = SearchOptions.defaultRelaxedLexicalWeight
+    public static let defaultRelaxedLexicalWeight = 0.5
+    /// Only passages whose timestamp is in this window (`--since`/`--until`, `TimeWindow`).
+    public var timeWindow: TimeWindow?
+    /// How the channels' lists become one ranking (docs/engine.md "Fusion, measured").
+    public var fusion: Fusion = SearchOptions.defaultFusion
+    /// Normalised scores, dense 0.8 and BM25 0.2: the best of the measured fusions, and above dense alone.
+    public static let defaultFusion = Fusion.convex(vectorWeight: 0.8)
+
+    /// Reciprocal rank fusion (ranks only), or a convex combination of the channels' normalised
+    /// scores (each over its list's best) with the vector channel weighted `vectorWeight` and the lexical one
+    /// `1 - vectorWeight` (`ScoreFusion`). A search without a model's vector list (lexical only, or
+    /// the hashing embedder only) always uses RRF, whose ladder-stage order is what compares
+    /// corpora lexically.
+    public enum Fusion: Sendable, Hashable {
+        case reciprocalRank
+        case convex(vectorWeight: Double)
+    }
 
     public init(k: Int = 10, perChannelDepth: Int = 50, corpora: [String] = [], lexicalOnly: Bool = false,
                 lexicalOnlyCorpora: Set<String> = [], rrfK: Int = ReciprocalRankFusion.defaultK) {

@@ -26,7 +26,9 @@ public final class HTTPServer {
         let access = config.metrics ?? MetricsAccess.default(listenHost: config.host)
         metrics = ServerMetrics()
         headDeadline = RequestHeadDeadline(seconds: config.requestHeadTimeout)
-        let routes = RequestHandler.Routes(tree: true, metrics: access.place == .mainListener ? access : nil)
+        let catalogs = index
+        let routes = RequestHandler.Routes(tree: true, metrics: access.place == .mainListener ? access : nil,
+                                           search: config.search.map { SearchEndpoint(backend: $0, index: catalogs) })
         core = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
                                                  inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect),
                           metrics: metrics, accessLog: config.accessLog, headDeadline: headDeadline)

@@ -71,6 +71,8 @@ final class RequestHandler: Sendable {
         var tree: Bool
         /// `/metrics`, and who may read it; nil answers 404.
         var metrics: MetricsAccess?
+        /// `/v1/search` (`corpusd serve --search`); nil answers 404.
+        var search: SearchEndpoint?
     }
 
     let tree: StaticTree
@@ -152,6 +154,8 @@ final class RequestHandler: Sendable {
             return .refusal(.notFound, "not found")
         case ["_auth"]:
             return authorize(req, target)
+        case ["v1", "search"] where routes.search != nil:
+            return routes.search!.respond(target, authorization: req.header(.authorization), gate: gate)
         case []:
             return serveFile(["index.html"], req, gated: false)
         default:

@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
     public var inlineFileLimit: Int = 16 * 1024
     /// How often at most the catalog pointer is checked for a new catalog.
     public var catalogCheckInterval: Duration = .seconds(1)
+    /// Answers `GET /v1/search` when set (`corpusd serve --search`); nil answers 404 there.
+    public var search: (any SearchBackend)?
     /// Gate-only: content-addressed files are never served but redirected (entitled ones to a
     /// presigned URL of the private location); nil serves them from the tree.
     public var storageRedirect: StorageRedirect?

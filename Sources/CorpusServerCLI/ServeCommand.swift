@@ -11,13 +11,14 @@ enum ServeCommand: ServerCommand {
     static let threads = Option.value("--threads", "N", "worker threads (default: CPUs, at most 4)")
     static let metricsListen = Option.value("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
     static let metricsTokenFile = Option.value("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
+    static let search = Option.value("--search", "HOME", "also answer GET /v1/search over the corpora of this tree installed in HOME (a corpus home folder)")
     static let gateOnly = Option.flag("--gate-only", "serve catalogs and keys but redirect downloads: entitled ones (token checked) to presigned URLs of --private, free ones to --public-url")
     static let publicURL = Option.value("--public-url", "URL", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
     static let presignExpires = Option.value("--presign-expires", "DURATION", "with --gate-only: how long a presigned URL is good, \(DurationOption.presignExpiry.bounds) (default: 5m)")
     static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
                                   positionals: .exactly("PUBLIC_DIR"),
                                   options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, gateOnly, ObjectStoreOptions.privateLocation,
-                                            ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires])
+                                            ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires, search])
 
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let root = cmd.positionals[0]
@@ -33,6 +34,13 @@ enum ServeCommand: ServerCommand {
             config.threads = n
         }
         config.metrics = try metricsAccess(cmd)
+        if let home = cmd.value(Self.search) {
+            guard FileManager.default.fileExists(atPath: home + "/corpora") else {
+                throw ErrorReport(code: "not-found", message: "\(home) holds no installed corpora to search",
+                                  hint: "install the tree's corpora there first: corpus --home \(home) install ID", kind: .notFound)
+            }
+            config.search = EngineSearchBackend(home: home)
+        }
         config.storageRedirect = try storageRedirect(cmd)
         // Lines are printable ASCII already (AccessLogEntry escapes the rest), so they bypass the
         // console's sanitising and go out in batches, off the request path.

@@ -49,8 +49,8 @@ import CorpusEngine
         ("list", JSONOutput.string(ListCommand.Listing(installed: [.init(id: "tides", version: "1", catalog: "main", bundled: true, size: 42698, title: "Tides",
                                                                        documents: 1, passages: 2, installed: "2026-11-30T09:00:00Z")])),
          #"{"installed":[{"bundled":true,"catalog":"main","documents":1,"id":"tides","installed":"2026-11-30T09:00:00Z","passages":2,"size":42698,"title":"Tides","version":"1"}]}"#),
-        ("search", JSONOutput.string(SearchCommand.Results(query: "tidewater later/earlier", tookMs: 12,
-            skipped: [.init(corpus: "main/knots", error: ErrorBody(code: "unsafe-pack", message: "refused: x", hint: "repair it with: corpus install main/knots"))],
+        ("search", JSONOutput.string(SearchResponse(query: "tidewater later/earlier", tookMs: 12,
+            skipped: [.init(corpus: "main/knots", error: .init(code: "unsafe-pack", message: "refused: x", hint: "repair it with: corpus install main/knots"))],
             hits: [.init(Hit(corpus: "tides", remote: "main", version: "1", passageID: "680c", document: "guide/a.md", documentTitle: "Tides",
                              section: "Springs", text: "High water \u{1b}[31m.\n", snippet: "«High» water", score: 0.03278688524590164, lexicalRank: 1, vectorRank: nil))])),
          #"{"hits":[{"catalog":"main","corpus":"tides","document":"guide/a.md","passage":"680c","ranks":{"lexical":1,"vector":null},"score":0.03278688524590164,"section":"Springs","snippet":"«High» water","text":"High water \u001b[31m.\n","title":"Tides","version":"1"}],"#

@@ -27,12 +27,12 @@ import CorpusCLIKit
         (ClientProgram.parser, ["install"], "ID[@VERSION]..."),
         (ClientProgram.parser, ["import"], "FILE.corpus.zip [--trust PUB]..."),
         (ClientProgram.parser, ["sync"], "[--wanted FILE] [--prune]"),
-        (ClientProgram.parser, ["search"], "QUERY [--corpus ID]... [-k N] [--lexical-only]"),
+        (ClientProgram.parser, ["search"], "QUERY [--corpus ID]... [-k N] [--lexical-only] [--remote NAME] [--exact] [--since TIME] [--until TIME] [--budget TOKENS] [--extract]"),
         (ClientProgram.parser, ["verify"], "[ID]"),
         (ClientProgram.parser, ["list"], ""),
         (ServerProgram.parser, ["keygen"], "--out DIR [--name NAME] [--force]"),
         (ServerProgram.parser, ["build"], "SOURCE --id ID --version V [--title T] [--description D] [--language L] [--license L] [--from corpuskit|knowledgepress|lumen] [--embedder ID] [--model DIR] [--index WHERE] --key KEY --out FILE.corpus.zip"),
-        (ServerProgram.parser, ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE] [--gate-only] [--private s3://BUCKET/PREFIX] [--endpoint URL] [--region REGION] [--public-url URL] [--presign-expires DURATION]"),
+        (ServerProgram.parser, ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE] [--gate-only] [--private s3://BUCKET/PREFIX] [--endpoint URL] [--region REGION] [--public-url URL] [--presign-expires DURATION] [--search HOME]"),
         (ServerProgram.parser, ["token", "issue"], "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N] [--iss NAME]"),
     ]
 

@@ -84,13 +84,14 @@ struct OtherEmbedder: Embedder {
             #expect(lexical[pair].lexicalRank == pair / 2 + 1 && lexical[pair + 1].lexicalRank == pair / 2 + 1)
         }
         #expect(lexical[0].score > lexical[2].score && lexical[2].score > lexical[4].score)
-        // Hybrid: at every fused score, both corpora hold the same passages.
-        let hybrid = try await library.search("harbour", options: SearchOptions(k: 6))
+        // Hybrid by RRF: lexical ranks are per corpus, vector ranks are global (cosines of one
+        // embedder compare across corpora), so the same passage in both corpora fuses to (nearly)
+        // the same score: every passage appears once per corpus, within a hair of its twin.
+        var rrf = SearchOptions(k: 6)
+        rrf.fusion = .reciprocalRank
+        let hybrid = try await library.search("harbour", options: rrf)
         try #require(hybrid.count == 6)
         #expect(hybrid.map(\.score) == hybrid.map(\.score).sorted(by: >))
-        // Hybrid: lexical ranks are per corpus, vector ranks are global (cosines of one embedder
-        // compare across corpora), so the same passage in both corpora fuses to (nearly) the same
-        // score: every passage appears once per corpus, within a hair of its twin.
         for text in texts {
             let twins = hybrid.filter { $0.text == text }
             try #require(twins.count == 2, "\(text)")
@@ -98,6 +99,15 @@ struct OtherEmbedder: Embedder {
             #expect(abs(twins[0].score - twins[1].score) < 0.001)
         }
         #expect(hybrid.allSatisfy { $0.lexicalRank != nil && $0.vectorRank != nil })
+        // The default (score) fusion keeps each twin's own cosine (the two documents' vectors
+        // differ a little), but BM25 is normalised per corpus: twins hold the same lexical rank.
+        let scored = try await library.search("harbour", options: SearchOptions(k: 6))
+        #expect(scored.map(\.score) == scored.map(\.score).sorted(by: >))
+        for text in texts {
+            let twins = scored.filter { $0.text == text }
+            try #require(twins.count == 2, "\(text)")
+            #expect(Set(twins.map(\.corpus)) == ["sea", "lake"] && twins[0].lexicalRank == twins[1].lexicalRank)
+        }
         // A subset keeps the remote/id order, whatever order the request names them in.
         try PackFixture(id: "bay", remote: "zzz", texts: ["c.md": ["harbour winter", "winter"]]).install(home: home.path)
         let mixed = try await library.search("harbour", options: SearchOptions(k: 3, corpora: ["bay", "sea"], lexicalOnly: true))

@@ -22,3 +22,14 @@ import CorpusTestSupport
         #expect(corpusd.contains("libmicrohttpd") && corpusd.contains("libxml2"), "\(corpusd)")
     }
 }
+
+/// Fast start (issue 17): OpenBLAS starts a thread pool when it is loaded, so no executable links
+/// it; the engine loads it when a model is first used.
+@Suite struct OpenBLASLinkageTests {
+    @Test func noExecutableLinksOpenBLAS() throws {
+        for executable in [BuiltProducts.corpus, BuiltProducts.corpusd] {
+            let libraries = try ClientLinkageTests.libraries(executable)
+            #expect(!libraries.contains("libopenblas"), "\(executable): \(libraries)")
+        }
+    }
+}

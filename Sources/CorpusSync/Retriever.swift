@@ -1,0 +1,83 @@
+import Foundation
+import CorpusFormat
+import CorpusEngine
+
+/// The retrieval seam: one search, wherever the corpora are. `LocalRetriever` searches the home
+/// folder with the engine; `RemoteRetriever` asks a catalog's search server (`corpusd serve
+/// --search`), which runs the same engine over the same corpora, so an app can search before
+/// (or instead of) installing and switch without changing its code.
+public protocol Retriever: Sendable {
+    /// Where its hits come from, as `corpus search` names it: `local` or `remote:NAME`.
+    var origin: String { get }
+    func search(_ query: String, options: SearchOptions) async throws -> SearchReport
+}
+
+/// The corpora installed in a home folder, searched by the engine in this process.
+public struct LocalRetriever: Retriever {
+    public let library: CorpusLibrary
+    public var origin: String { "local" }
+
+    public init(library: CorpusLibrary) { self.library = library }
+
+    public func search(_ query: String, options: SearchOptions) async throws -> SearchReport {
+        try await library.searchReport(query, options: options)
+    }
+}
+
+/// A remote's search endpoint, `GET <remote URL>/v1/search?q=&k=&corpus=`. Its hits name the
+/// remote as their catalog. Only `k` and `corpora` of the options travel: the server ranks with
+/// its defaults, as local search does.
+public struct RemoteRetriever: Retriever {
+    public let remote: Remote
+    public let token: String?
+    public let configuration: HTTPClientConfiguration
+    public var origin: String { "remote:\(remote.name)" }
+    /// The server's bounds (docs/operations.md): a longer query or larger k is refused there.
+    public static let maxQueryBytes = 1024
+    public static let maxK = 100
+    /// A search answer is a few hits of text; anything larger is not one.
+    static let maxBodyBytes: Int64 = 16 << 20
+
+    public init(remote: Remote, token: String?, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) {
+        self.remote = remote
+        self.token = token
+        self.configuration = configuration
+    }
+
+    /// The request URL: the remote's base URL, `/v1/search`, and the query percent-encoded.
+    public func url(_ query: String, options: SearchOptions) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        func enc(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+        var parts = ["q=\(enc(query))", "k=\(options.k)"]
+        // `remote/id` selects within this remote; the server knows corpora by id.
+        parts += options.corpora.map { "corpus=\(enc($0.split(separator: "/").last.map(String.init) ?? $0))" }
+        let base = remote.url.hasSuffix("/") ? String(remote.url.dropLast()) : remote.url
+        return "\(base)/v1/search?" + parts.joined(separator: "&")
+    }
+
+    public func search(_ query: String, options: SearchOptions) async throws -> SearchReport {
+        let what = "search on \(remote.name)"
+        let http = try HTTPClient(configuration: configuration)
+        let response: HTTPResponse
+        do {
+            response = try await http.get(HTTPRequest(url: url(query, options: options), bearerToken: token, maxBodyBytes: Self.maxBodyBytes))
+        } catch let TransportError.httpStatus(code) {
+            switch code {
+            case 401: throw SyncError.entitlementRequired(file: what)
+            case 403: throw SyncError.entitlementDenied(file: what)
+            case 404: throw SyncError.notFound(file: "\(what) (the remote does not serve search, or not that corpus)")
+            default: throw SyncError.network(after: 1, last: .httpStatus(code: code))
+            }
+        } catch let e as TransportError {
+            throw SyncError.network(after: 1, last: e)
+        }
+        let decoded: SearchResponse
+        do {
+            decoded = try JSONDecoder().decode(SearchResponse.self, from: response.body)
+        } catch {
+            throw SyncError.malformed(what: what, reason: "the answer is not a search result")
+        }
+        return SearchReport(hits: decoded.hits.map { $0.hit(remote: remote.name) }, skipped: [])
+    }
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Search benchmarks (issue 17), on SQLite's documentation pages (Debian sqlite3-doc), built with the
+# model-free embedder:
+#   remote search p50 and req/s at 16 clients (corpusd serve --search) against local search (the
+#   engine in one process, 16 concurrent searches)        goal: remote p50 <= local p50 + 5 ms
+#   `corpus search` as a whole process against `kiwix-search` (Debian kiwix-tools) on a ZIM that
+#   zimwriterfs (zim-tools) makes from the same HTML folder  goal: corpus <= kiwix (ratio <= 1x)
+# Usage: scripts/bench-search.sh [SECONDS]   (work files under .bench/search, reused)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+SECS=${1:-5}
+WORK=$PWD/.bench/search
+DOCS=/usr/share/doc/sqlite3
+mkdir -p "$WORK"
+[ -d "$DOCS" ] || { echo "bench-search: $DOCS is missing (apt-get install sqlite3-doc; scripts/bootstrap.sh does)"; exit 1; }
+
+# One product per `swift build` (given several --product options, it builds only the last).
+bin="$(scripts/release-products.sh corpus corpusd corpus-bench)"
+
+# The corpus: every HTML page of sqlite3-doc (the same folder the ZIM is made from).
+SRC=$WORK/html
+if [ ! -d "$SRC" ]; then
+  mkdir -p "$SRC" && cp -r "$DOCS"/. "$SRC"/ && find "$SRC" -name '*.gz' -delete
+fi
+pages=$(find "$SRC" -name '*.html' | wc -l)
+[ -f "$WORK/keys/bench.key" ] || "$bin/corpusd" keygen --out "$WORK/keys" --name bench >/dev/null
+freeport() { /usr/bin/python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+waitup() { for _ in $(seq 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.1; done; return 1; }
+# A published tree listing the corpus (model-free embedder), installed into a home with the client.
+tree=$WORK/tree
+if [ ! -f "$tree/public/catalog.json" ]; then
+  rm -rf "$tree"; mkdir -p "$tree/catalog"
+  ln -s "$SRC" "$tree/catalog/sqlite-docs"
+  /usr/bin/python3 - "$tree/catalog" <<'PY'
+import json, sys
+json.dump({"id": "bench", "title": "bench", "corpora": [{"id": "sqlite-docs", "version": "1", "title": "SQLite documentation",
+  "description": "bench", "language": "en", "license": "public-domain", "source": "sqlite-docs", "access": "free"}]},
+  open(sys.argv[1] + "/catalog.json", "w"))
+PY
+  "$bin/corpusd" publish "$tree/catalog" --out "$tree/public" --key "$WORK/keys/bench.key" --quiet
+fi
+home=$WORK/home
+rm -rf "$home"
+port=$(freeport)
+"$bin/corpusd" serve "$tree/public" --listen "127.0.0.1:$port" --quiet & opid=$!
+waitup "$port"
+"$bin/corpus" --home "$home" remote add main "http://127.0.0.1:$port" --trust "$WORK/keys/bench.pub" --quiet
+"$bin/corpus" --home "$home" install sqlite-docs --quiet
+kill $opid; wait $opid 2>/dev/null || true
+
+queries=$WORK/queries.txt
+printf '%s\n' "virtual table" "write ahead log" "foreign key constraint" "full text search" "json functions" \
+  "vacuum into" "busy timeout" "prepared statement" "date and time functions" "window functions" \
+  "upsert on conflict" "attach database" "pragma journal mode" "rtree spatial index" "backup api" \
+  "how do I make sqlite faster" "autoincrement rowid" "collating sequence" "query planner" "savepoint" > "$queries"
+
+echo "== local vs remote search, 16 clients, ${SECS}s each ($pages pages)"
+local_line=$("$bin/corpus-bench" search-load --home "$home" --queries "$queries" --clients 16 --seconds "$SECS")
+echo "local:  $local_line"
+port=$(freeport)
+"$bin/corpusd" serve "$tree/public" --listen "127.0.0.1:$port" --quiet --search "$home" & spid=$!
+trap 'kill $spid 2>/dev/null || true' EXIT
+waitup "$port"
+remote_line=$("$bin/corpus-bench" search-load --home "$home" --queries "$queries" --clients 16 --seconds "$SECS" --url "http://127.0.0.1:$port")
+echo "remote: $remote_line"
+kill $spid; wait $spid 2>/dev/null || true
+num() { sed -E "s/.*$1=([0-9.]+).*/\1/" <<<"$2"; }
+lp50=$(num p50_ms "$local_line"); rp50=$(num p50_ms "$remote_line"); lrps=$(num rps "$local_line"); rrps=$(num rps "$remote_line")
+calc() { /usr/bin/python3 -c "print($1)"; }
+printf 'RESULT\tremote search p50, 16 clients\t%s\tms\t%s\t%s\t<= %s\n' "$rp50" "$lp50" "$(calc "'%.2f' % ($rp50 / max($lp50, 0.001))")" "$(calc "'%.1f' % ($lp50 + 5)")"
+printf 'RESULT\tremote search req/s, 16 clients\t%s\treq/s\t%s\t%s\t-\n' "$rrps" "$lrps" "$(calc "'%.2f' % ($rrps / max($lrps, 0.001))")"
+
+echo "== corpus search (whole process) vs kiwix-search on the same $pages pages"
+if command -v kiwix-search >/dev/null && command -v zimwriterfs >/dev/null; then
+  zim=$WORK/sqlite-docs.zim
+  if [ ! -f "$zim" ]; then
+    head -c 100 /dev/zero | /usr/bin/python3 -c 'import base64,sys;sys.stdout.buffer.write(base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAIAAAAlC+aJAAAAMklEQVR42u3OMQEAAAgDoC251Y3gAzQgp9ZKDmBdHXZ2dnZ2dnZ2dnZ2dnZ2dnZ2dnZ2dnZ2dnZ2Hw4gNxwd7QAAAABJRU5ErkJggg=="))' > "$SRC/favicon.png"
+    zimwriterfs --welcome=index.html --illustration=favicon.png --language=eng --title="SQLite documentation" \
+      --description="SQLite documentation" --creator=SQLite --publisher=bench --name=sqlite-docs "$SRC" "$zim" > "$WORK/zimwriterfs.log" 2>&1
+  fi
+  t_corpus=(); t_kiwix=()
+  for round in 1 2 3; do
+    while read -r q; do
+      s=$(date +%s%N); "$bin/corpus" --home "$home" search "$q" -k 10 >/dev/null 2>&1; e=$(date +%s%N); t_corpus+=($(( (e - s) / 1000 )))
+      s=$(date +%s%N); kiwix-search "$zim" "$q" >/dev/null 2>&1; e=$(date +%s%N); t_kiwix+=($(( (e - s) / 1000 )))
+    done < "$queries"
+  done
+  med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2) / 1000}'; }
+  mc=$(med "${t_corpus[@]}"); mk=$(med "${t_kiwix[@]}")
+  echo "corpus search median ${mc} ms, kiwix-search median ${mk} ms"
+  # Wall time is at the mercy of other work on the machine; CPU time (task-clock) is not.
+  if command -v perf >/dev/null; then
+    q="virtual table"
+    cc=$(perf stat -x, -r 20 -e task-clock "$bin/corpus" --home "$home" search "$q" -k 10 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
+    ck=$(perf stat -x, -r 20 -e task-clock kiwix-search "$zim" "$q" 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
+    echo "CPU time (perf stat task-clock, 20 runs): corpus search ${cc} ms, kiwix-search ${ck} ms"
+    printf 'RESULT\tcorpus search process CPU time\t%s\tms\t%s\t%s\t<= 1x\n' "$cc" "$ck" "$(/usr/bin/python3 -c "print('%.2f' % ($cc / $ck))")"
+  fi
+  printf 'RESULT\tcorpus search process (median)\t%s\tms\t%s\t%s\t<= 1x\n' "$mc" "$mk" "$(/usr/bin/python3 -c "print('%.2f' % ($mc / $mk))")"
+else
+  echo "bench-search: kiwix-search or zimwriterfs missing (apt-get install kiwix-tools zim-tools; scripts/bootstrap.sh does)"
+fi
