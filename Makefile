@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench eval contract clean
+.PHONY: bootstrap build release test demo bench eval contract tsan clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -30,6 +30,9 @@ demo: release
 
 eval: bootstrap
 	scripts/eval.sh
+
+tsan: bootstrap
+	scripts/tsan.sh
 
 contract: build
 	../shared/contract-check

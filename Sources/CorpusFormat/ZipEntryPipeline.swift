@@ -8,13 +8,23 @@ import Dispatch
 /// buffers the helper reads (and CRCs) chunk k+1 while the caller hashes and writes chunk k.
 /// The helper never reads more than `limit` bytes in total, so a zip bomb cannot run ahead.
 final class ZipEntryPipeline: @unchecked Sendable {
-    // @unchecked: `buffers[i]`, `counts[i]` and `errors[i]` are handed back and forth with the
-    // `free`/`filled` semaphores, so exactly one thread touches a slot at a time; `cancelled` is
-    // behind a lock.
+    // @unchecked: each `Slot` is handed back and forth with the `free`/`filled` semaphores, so
+    // exactly one thread touches a slot at a time; `cancelled` is behind a lock.
+    //
+    // The slots are objects in a `let` array, never two elements of one `var` array: writing
+    // `counts[1]` on the helper while the caller reads `counts[0]` is a race on the array's
+    // buffer itself (its copy-on-write check and reference count), which ThreadSanitizer reports
+    // and which can free the buffer under the reader (ZipEntryPipelineTests).
+    private final class Slot {
+        let buffer: UnsafeMutableRawBufferPointer
+        var count = 0
+        var error: Error?
+        init(chunkSize: Int) { buffer = .allocate(byteCount: chunkSize, alignment: 64) }
+        deinit { buffer.deallocate() }
+    }
+
     private let reader: ZipEntryReader
-    private let buffers: [UnsafeMutableRawBufferPointer]
-    private var counts = [0, 0]
-    private var errors: [Error?] = [nil, nil]
+    private let slots: [Slot]
     private let limit: Int64
     // Semaphores start at zero and are signalled up, because libdispatch traps when a semaphore
     // is freed with a value below its initial one.
@@ -27,10 +37,8 @@ final class ZipEntryPipeline: @unchecked Sendable {
     init(reader: ZipEntryReader, chunkSize: Int, limit: Int64) {
         self.reader = reader
         self.limit = limit
-        buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64) }
+        slots = (0..<2).map { _ in Slot(chunkSize: chunkSize) }
     }
-
-    deinit { buffers.forEach { $0.deallocate() } }
 
     /// Calls `body` with each chunk in order until the member ends (libzip's CRC and size checks
     /// passed) or `limit` bytes were delivered. Errors from either thread are thrown here, and the
@@ -49,11 +57,11 @@ final class ZipEntryPipeline: @unchecked Sendable {
         var k = 0
         while true {
             filled.wait()
-            let slot = k % 2
-            if let error = errors[slot] { throw error }
-            let n = counts[slot]
+            let slot = slots[k % 2]
+            if let error = slot.error { throw error }
+            let n = slot.count
             if n == 0 { return }
-            try body(UnsafeRawBufferPointer(rebasing: buffers[slot][0..<n]))
+            try body(UnsafeRawBufferPointer(rebasing: slot.buffer[0..<n]))
             free.signal()
             k += 1
         }
@@ -66,15 +74,15 @@ final class ZipEntryPipeline: @unchecked Sendable {
         while true {
             free.wait()
             if lock.withLock({ cancelled }) { return }
-            let slot = k % 2
-            let want = Int(min(Int64(buffers[slot].count), limit - total))
+            let slot = slots[k % 2]
+            let want = Int(min(Int64(slot.buffer.count), limit - total))
             do {
-                counts[slot] = want > 0 ? try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: buffers[slot][0..<want])) : 0
+                slot.count = want > 0 ? try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: slot.buffer[0..<want])) : 0
             } catch {
-                errors[slot] = error
+                slot.error = error
             }
-            let n = counts[slot]
-            let stop = errors[slot] != nil || n == 0
+            let n = slot.count
+            let stop = slot.error != nil || n == 0
             total += Int64(n)
             filled.signal()
             // At the limit, an empty chunk tells the caller the reader stopped there.

@@ -26,12 +26,15 @@ final class ObjectStoreFixture: @unchecked Sendable {
         for name in ["root", "entitlement"] { try corpusdMust(["keygen", "--out", work.url("keys"), "--name", name]) }
     }
 
-    /// The environment corpusd runs with: the caller's, the store's credentials, fast retries.
+    /// The environment corpusd runs with: the caller's, the store's credentials, and the object
+    /// store's own retry waits (0.5 s doubling, 4 attempts): a loaded SeaweedFS answers a PUT with
+    /// 500 InternalError for a while (seen in a suite run), and retries scaled to 0.01 gave up
+    /// within 35 ms where a real publish would have waited it out.
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         for name in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "CORPUS_TOKEN"] { env[name] = nil }
         env.merge(store.credentialEnvironment) { $1 }
-        env["CORPUS_RETRY_SCALE"] = "0.01"
+        env["CORPUS_RETRY_SCALE"] = nil
         return env
     }
 

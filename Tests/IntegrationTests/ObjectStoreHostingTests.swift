@@ -15,7 +15,7 @@ import CorpusTestSupport
         try f.writeCatalog(id: "corpussync-demo", try sampleCatalogCorpora() + [["id": "big-noise", "version": "1", "bundle": big, "access": "free"]],
                            embedders: [["id": "all-MiniLM-L6-v2", "source": f.work.url("no-model-here")]])
         let published = try f.publish(f.uploadOptions() + ["--json"])
-        #expect(published.status == 0, "\(published.stderr)")
+        #expect(published.status == 0, "\(published.stdout)\n\(published.stderr)")
         let out = try #require(try JSONSerialization.jsonObject(with: Data(published.stdout.utf8)) as? [String: Any])
         let upload = try #require(out["upload"] as? [String: Any])
         let uploaded = try #require(upload["uploaded"] as? [String])
