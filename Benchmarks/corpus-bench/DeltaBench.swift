@@ -14,6 +14,9 @@ import Foundation
 /// - `corpus sync` by delta from a home holding version 1 against `corpus install` of version 2
 ///   into a fresh home, both from `corpusd serve` on loopback, alternating, medians of N rounds
 ///   (goal for 1 %: at most 0.5).
+/// And the install-time cost of the default bundle (the index built at install): version 1 also
+/// published with `"index": "bundle"`, both bundles' sizes, and `corpus install` of each into a
+/// fresh home, alternating, medians of N rounds.
 enum DeltaBench {
     struct Variant {
         let name: String
@@ -58,6 +61,7 @@ enum DeltaBench {
         try BenchProcess.check(corpus, ["--home", homeV1, "--quiet", "install", "corpus"])
         v1Server.stop()
         let v1Bundle = try bundle(tree: "\(work)/tree-1", version: "1")
+        try indexCost(work: work, corpus: corpus, corpusd: corpusd, source: "\(work)/src-1", bundle: v1Bundle, rounds: rounds)
 
         let web = try BenchNginx(root: "\(work)/www")
         defer { web.stop() }
@@ -116,11 +120,44 @@ enum DeltaBench {
                             ratio: sync / install, goal: v.goals ? "<=0.5x" : "-")
     }
 
-    /// `corpusd publish` of one corpus `corpus` at `version` built from `source` into `tree`.
-    static func publish(work: String, corpusd: String, version: String, source: String, tree: String) throws {
+    /// Version 1 published again with its index in the bundle, then `corpus install` of the default
+    /// bundle (`bundle`, the index built at install) and of that one into fresh homes, alternating.
+    static func indexCost(work: String, corpus: String, corpusd: String, source: String, bundle: String, rounds: Int) throws {
+        let tree = "\(work)/tree-1-indexed"
+        try publish(work: work, corpusd: corpusd, version: "1", source: source, tree: tree, index: "bundle")
+        let indexed = try Self.bundle(tree: tree, version: "1")
+        let sizes = (Double(FileIO.fileSize(bundle) ?? 0), Double(FileIO.fileSize(indexed) ?? 0))
+        print("default_bundle_bytes=\(Int(sizes.0)) indexed_bundle_bytes=\(Int(sizes.1))")
+        var times: (install: [Double], bundle: [Double]) = ([], [])
+        let home = "\(work)/home-index-cost"
+        for round in 1...rounds {
+            for (root, isDefault) in [("\(work)/tree-1", true), (tree, false)] {
+                let server = try BenchServer(corpusd: corpusd, root: root)
+                defer { server.stop() }
+                FileIO.remove(home)
+                try BenchProcess.check(corpus, ["--home", home, "--quiet", "remote", "add", "bench", server.url, "--trust", "\(work)/keys/bench.pub"])
+                BenchProcess.flushDisk()
+                let r = try BenchProcess.run(corpus, ["--home", home, "--quiet", "install", "corpus"])
+                guard r.status == 0 else { throw BuildBench.BenchError("install from \(root) exited \(r.status): \(r.stderr)") }
+                if isDefault { times.install.append(r.seconds) } else { times.bundle.append(r.seconds) }
+            }
+            print(String(format: "index_round_%d install_default_s=%.2f install_index_bundle_s=%.2f", round, times.install.last!, times.bundle.last!))
+        }
+        FileIO.remove(home)
+        let a = BenchProcess.median(times.install), b = BenchProcess.median(times.bundle)
+        BenchProcess.result("bundle of 100,000 passages, index built at install (the default) / index in the bundle", sizes.0, "B",
+                            peer: sizes.1, ratio: sizes.0 / sizes.1, goal: "-")
+        BenchProcess.result("corpus install of 100,000 passages: index built at install / index in the bundle (median of \(rounds))", a, "s",
+                            peer: b, ratio: a / b, goal: "-")
+    }
+
+    /// `corpusd publish` of one corpus `corpus` at `version` built from `source` into `tree`
+    /// (`index`: the catalog entry's, nil for the default).
+    static func publish(work: String, corpusd: String, version: String, source: String, tree: String, index: String? = nil) throws {
         let catalog = "\(work)/catalog-\(version)-\((tree as NSString).lastPathComponent)"
         try FileIO.createDirectory(catalog)
-        let json = #"{"id":"bench","title":"Delta benchmark","corpora":[{"id":"corpus","version":"\#(version)","source":"\#(source)","access":"free"}]}"#
+        let indexField = index.map { #","index":"\#($0)""# } ?? ""
+        let json = #"{"id":"bench","title":"Delta benchmark","corpora":[{"id":"corpus","version":"\#(version)","source":"\#(source)","access":"free"\#(indexField)}]}"#
         try FileIO.writeAtomically(Data(json.utf8), to: "\(catalog)/catalog.json")
         let start = Date()
         try BenchProcess.check(corpusd, ["publish", catalog, "--out", tree, "--key", "\(work)/keys/bench.key", "--quiet"])

@@ -60,8 +60,11 @@ struct BuildCache: Codable {
         }
         for f in [builderVersion, entry.id, entry.version.description, entry.title ?? "", entry.description ?? "",
                   entry.language ?? "", entry.license ?? "", embedderID, keyID.description] { field(f) }
-        // Only a non-default index changes the inputs, so caches written before it still match.
-        if let index = entry.index, index != "bundle" { field("index:\(index)") }
+        // A pack without its index is named in the inputs (as it was when it was not the default),
+        // a pack with it is not: caches of `bundle` builds, the default before, still match, and a
+        // bundle built with its index then is rebuilt for an entry that now gets the default. An
+        // import keeps its index whatever the entry says.
+        if entry.importFormat == nil, entry.index != "bundle" { field("index:install") }
         if let format = entry.importFormat {
             field("from:\(format.rawValue):\(importerVersion)")
             if !format.sourceIsFolder {

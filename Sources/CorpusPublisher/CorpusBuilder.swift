@@ -11,9 +11,11 @@ public struct BuildOptions: Sendable {
     public var description: String
     public var language: String
     public var license: String
-    /// True: the pack ships without its FTS5 index, which clients build at install
-    /// (`Manifest.index`); the smaller download.
-    public var indexAtInstall = false
+    /// True (the default): the pack ships without its FTS5 index, which clients build at install
+    /// (`Manifest.index`, format 2): the bundle is made for the download (issue 14; on SQLite's
+    /// documentation the bundle without its vectors is half the size). False (`--index bundle`):
+    /// the pack holds its index (format 1), for clients that cannot spend the CPU at install.
+    public var indexAtInstall = true
 
     public init(source: String, id: String, version: CorpusVersion, title: String, description: String = "",
                 language: String = "en", license: String = "") {

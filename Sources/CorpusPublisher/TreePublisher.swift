@@ -187,7 +187,7 @@ public enum TreePublisher {
         } else if e.source != nil {
             var options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
-            options.indexAtInstall = e.index == "install"
+            options.indexAtInstall = e.index != "bundle"
             let previous = "\(staging)/previous-\(e.id)"
             defer { FileIO.remove(previous) }
             let layout = try previousLayout(cache.corpora[e.id], tree: tree, into: previous, trustedKeys: trustedKeys)

@@ -17,7 +17,7 @@ enum BuildCommand: ServerCommand {
                                    "import another app's corpus: the reader app's .corpus.zip, the knowledge app's Corpus/ folder, the browser's export zip (docs/import.md)")
     static let embedder = Option.value("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
     static let model = Option.value("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
-    static let index = Option.value("--index", "WHERE", "bundle (the default: the pack holds its full-text index) or install (a smaller download; clients build the index)")
+    static let index = Option.value("--index", "WHERE", "install (the default: the smaller download; clients build the full-text index) or bundle (the pack holds its index; no indexing at install)")
     static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files, or from another app's corpus (--from)",
                                   positionals: .exactly("SOURCE"),
                                   options: [id, version, title, description, language, license, from, embedder, model, index, key, out],
@@ -39,12 +39,14 @@ enum BuildCommand: ServerCommand {
         let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
         let indexAtInstall: Bool
         switch cmd.value(Self.index) {
-        case nil, "bundle": indexAtInstall = false
-        case "install": indexAtInstall = true
+        case nil, "install": indexAtInstall = true
+        case "bundle": indexAtInstall = false
         case let other?: throw UsageError.invalidValue(option: Self.index.name, value: other, expected: "bundle or install")
         }
-        if indexAtInstall, format != nil {
-            throw UsageError.invalidValue(option: Self.index.name, value: "install", expected: "used with --from (an import keeps its source's pack layout)")
+        // An import's pack keeps its index (format 1) whatever the default; only asking for the other is a mistake.
+        if cmd.value(Self.index) == "install", format != nil {
+            throw UsageError.badValue(option: Self.index.name, value: "install",
+                                      problem: "cannot be used with --from: an import keeps its pack's full-text index (leave --index out, or give bundle)")
         }
         let draw = { (step: BuildProgress) in
             if console.json {

@@ -57,6 +57,9 @@ import CorpusTestSupport
         let summary = try CorpusBuilder.build(Self.options(dir), key: key, output: dir.url("sample.corpus.zip"))
         let unpacked = dir.url("unpacked")
         try BundleReader(path: summary.output).extract(to: unpacked, trustedKeys: [key.publicKey])
+        // The pack ships without its index (the default): indexed here as a client does at install.
+        #expect(summary.manifest.index == .install)
+        try PackIndexer.build(packAt: "\(unpacked)/pack.sqlite")
         let db = try Database(path: "\(unpacked)/pack.sqlite", mode: .readOnly)
         #expect(try db.scalarText("SELECT title FROM documents WHERE path = 'notes.txt'") == "Café notes")
         func match(_ q: String) throws -> [String] {

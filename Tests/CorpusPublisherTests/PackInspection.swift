@@ -1,9 +1,11 @@
 import Foundation
 import CorpusFormat
+import CorpusEngine
 import CorpusTestSupport
 
 /// A built bundle's pack, unpacked with the bundle reader and looked at with the real `sqlite3`:
-/// what a reader of the published bundle could get out of it.
+/// what a reader of the published bundle could get out of it. A pack that ships without its index
+/// (the default) is indexed first, as a client does at install (`PackIndexer`).
 struct PackInspection {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -11,8 +13,9 @@ struct PackInspection {
     let pack: String
 
     init(bundle: String, key: PublicKey) throws {
-        _ = try BundleReader(path: bundle).extract(to: work.url("unpacked"), trustedKeys: [key])
+        let manifest = try BundleReader(path: bundle).extract(to: work.url("unpacked"), trustedKeys: [key])
         pack = work.url("unpacked/pack.sqlite")
+        if manifest.index == .install { try PackIndexer.build(packAt: pack) }
     }
 
     /// Everything in the pack as SQL text (`sqlite3 PACK .dump`), plus its raw bytes decoded loosely,

@@ -22,14 +22,15 @@ final class DeltaFixture: @unchecked Sendable {
         return docs
     }
 
-    /// `documents(version)` gives each version's files; `embedder` and `models` as `PublishedCorpusTree` takes them.
+    /// `documents(version)` gives each version's files, `index(version)` its catalog entry's `index`
+    /// (nil: the default); `embedder` and `models` as `PublishedCorpusTree` takes them.
     init(documents: (Int) -> [String: String] = { DeltaFixture.documents(version: $0) }, embedder: String? = nil,
-         models: [String: String] = [:], index: String? = nil) throws {
-        tree = try PublishedCorpusTree(models: models, corpora: [.init(id: "tides", documents: documents(1), embedder: embedder, index: index)])
+         models: [String: String] = [:], index: (Int) -> String? = { _ in nil }) throws {
+        tree = try PublishedCorpusTree(models: models, corpora: [.init(id: "tides", documents: documents(1), embedder: embedder, index: index(1))])
         server = try tree.serve(entitlements: false)
         try client.addRemote(server.url, trust: tree.rootPub)
         try KillFixture.expectSuccess(try client.run(["install", "tides"]), "install tides 1")
-        try tree.publish([.init(id: "tides", version: "2", documents: documents(2), embedder: embedder, index: index)])
+        try tree.publish([.init(id: "tides", version: "2", documents: documents(2), embedder: embedder, index: index(2))])
     }
 
     /// `count` Markdown files of `sections` short sections each (one passage per section, about

@@ -5,14 +5,15 @@ import CorpusTestSupport
 
 /// Bundles whose pack ships without its FTS5 index (docs/format.md "Index built at install"):
 /// smaller than the default bundle of the same documents, installed with the index built in
-/// staging, searched by words like any other, checked by `verify` (a flipped byte is noticed), and
-/// updated by delta like any other.
+/// staging, searched by words like any other, checked by `verify` (a flipped byte is noticed). Since
+/// it is the default, DeltaUpdateTests and DeltaSameAnswersTests update such corpora by delta; the
+/// delta test here keeps `--index bundle` corpora (format 1) updating by delta too.
 @Suite struct IndexAtInstallTests {
     @Test func aBundleWithoutItsIndexIsSmallerInstallsAndSearchesByWords() throws {
         let work = TempDirectory("index-at-install")
         for (path, text) in PublishedCorpusTree.documents("tidewater harbour", count: 6, paragraphs: 6, seed: 9) { try work.write("src/\(path)", text) }
         _ = try ProcessRunner.run(BuiltProducts.corpusd, ["keygen", "--out", work.path, "--name", "k"])
-        for (name, extra) in [("indexed", [String]()), ("noindex", ["--index", "install"])] {
+        for (name, extra) in [("indexed", ["--index", "bundle"]), ("noindex", ["--index", "install"])] {
             let r = try ProcessRunner.run(BuiltProducts.corpusd, ["build", work.url("src"), "--id", "tides", "--version", "1", "--key", work.url("k.key"),
                                                                   "--out", work.url("\(name).corpus.zip"), "--quiet"] + extra)
             #expect(r.status == 0, "\(r.stderr)")
@@ -43,8 +44,8 @@ import CorpusTestSupport
         #expect(verify.result.status == 3 && verify.result.stdout.contains("pack.sqlite"), "\(verify.result.stdout)")
     }
 
-    @Test func aCorpusWhosePackShipsWithoutItsIndexIsUpdatedByDelta() throws {
-        let f = try DeltaFixture(index: "install")
+    @Test func aCorpusWhosePackShipsWithItsIndexIsUpdatedByDelta() throws {
+        let f = try DeltaFixture(index: { _ in "bundle" })
         #expect(try DeltaFixture.result(f.client.json(["sync"]))["via"] as? String == "delta")
         let fresh = PublishedTreeClient()
         try fresh.addRemote(f.server.url, trust: f.tree.rootPub)
