@@ -29,8 +29,10 @@ let package = Package(
         systemLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
         systemLibrary("COpenBLAS", pkgConfig: "openblas", apt: "libopenblas-dev"),
 
-        .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip", "CZlib"]),
-        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),
+        // OpenSSL and OpenBLAS only where the seams pick them (Linux): on Apple platforms the
+        // formats verify with CryptoKit and the engine multiplies with Accelerate (docs/apple.md).
+        .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])), "CZip", "CZlib"]),
+        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
         .target(name: "CorpusCurl", dependencies: ["CCurl"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl", "CorpusCurl"]),

@@ -1,5 +1,10 @@
 import Foundation
+// The BLAS seam: both provide CBLAS's `cblas_sgemm` under the same name and signature.
+#if canImport(Accelerate)
+internal import Accelerate
+#else
 internal import COpenBLAS
+#endif
 
 /// The element-wise and matrix kernels of the MiniLM forward pass, on raw row-major buffers.
 ///
@@ -13,8 +18,13 @@ enum MiniLMKernels {
     /// multiply instead, which costs a synchronization per call (hundreds per batch, most of a
     /// 12-token query's time), and they busy-wait between calls, taking the core another
     /// worker (or, on a shared machine, another process) needs.
-    /// The corresponding C function is `openblas_set_num_threads`.
-    static let singleThreadedBLAS: Void = { openblas_set_num_threads(1) }()
+    /// The corresponding C function is `openblas_set_num_threads`. Accelerate has no such call
+    /// before macOS 15's `BLASSetThreading`; it is left at its default there (docs/apple.md).
+    static let singleThreadedBLAS: Void = {
+        #if !canImport(Accelerate)
+        openblas_set_num_threads(1)
+        #endif
+    }()
 
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
     /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`.
