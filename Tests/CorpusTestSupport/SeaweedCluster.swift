@@ -108,12 +108,34 @@ public final class SeaweedCluster: @unchecked Sendable {
         return try ProcessRunner.run("curl", args + arguments)
     }
 
-    /// Creates a bucket (an existing one is fine).
-    public func createBucket(_ name: String) throws {
+    /// Creates a bucket (an existing one is fine) and returns once it takes writes.
+    ///
+    /// Each bucket is a collection of its own whose volumes are allocated on its first write; on
+    /// a loaded machine that took longer than a publish's retries wait, and the publish's first
+    /// PUT came back 500 InternalError (seen in suite runs). A probe object is written until it
+    /// is taken, then deleted, so the bucket holds only what the test puts there.
+    public func createBucket(_ name: String, timeout: TimeInterval = 120) throws {
         let r = try curl(["-X", "PUT", "\(endpoint)/\(name)"])
         guard r.stdout.hasSuffix("200") || r.stdout.hasSuffix("409") else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "create bucket \(name): \(r.stdout) \(r.stderr)"])
         }
+        let probe = try dir.write("bucket-probe.txt", "ready\n")
+        let url = "\(endpoint)/\(name)/.bucket-ready-probe"
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            let w = try curl(["-T", probe, url])
+            if w.status == 0, w.stdout.hasSuffix("200") {
+                let d = try curl(["-X", "DELETE", url])
+                guard d.stdout.hasSuffix("204") || d.stdout.hasSuffix("200") else {
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "delete the probe of bucket \(name): \(d.stdout)"])
+                }
+                return
+            }
+            last = w.stdout + w.stderr
+            usleep(250_000)
+        }
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "bucket \(name) not writable after \(Int(timeout)) s (last answer: \(last.suffix(300)))"])
     }
 
     /// The volume server (`v1` or `v2`) holding the chunk at `offset` of `bucket/key`, asked of
