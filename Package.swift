@@ -31,8 +31,10 @@ let package = Package(
         // so processes that never run a model never start its thread pool.
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
 
-        .target(name: "CorpusFormat", dependencies: ["CCrypto", "CZip", "CZlib"]),
-        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", "COpenBLAS"]),
+        // OpenSSL and OpenBLAS only where the seams pick them (Linux): on Apple platforms the
+        // formats verify with CryptoKit and the engine multiplies with Accelerate (docs/apple.md).
+        .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])), "CZip", "CZlib"]),
+        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
         .target(name: "CorpusCurl", dependencies: ["CCurl"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl", "CorpusCurl"]),

@@ -38,7 +38,7 @@ public struct MiniLMEmbedder: Embedder {
         tokenizer = try WordPieceTokenizer(vocabularyFile: modelDirectory.appendingPathComponent("vocab.txt"))
         let file = try SafeTensorsFile(path: modelDirectory.appendingPathComponent("model.safetensors").path)
         encoder = MiniLMEncoder(weights: try MiniLMWeights(file: file))
-        guard MiniLMKernels.blasAvailable else { throw MiniLMError.blasMissing(tried: OpenBLAS.libraryNames) }
+        guard MiniLMKernels.blasAvailable else { throw MiniLMError.blasMissing(tried: MiniLMKernels.blasLibraryNames) }
     }
 
     /// Token ids as the model sees them: `[CLS] … [SEP]`, at most `maxTokens`.

@@ -1,5 +1,10 @@
 import Foundation
+// The BLAS seam: both provide CBLAS's `cblas_sgemm` under the same name and signature.
+#if canImport(Accelerate)
+internal import Accelerate
+#else
 internal import COpenBLAS
+#endif
 
 /// The element-wise and matrix kernels of the MiniLM forward pass, on raw row-major buffers.
 ///
@@ -8,9 +13,18 @@ internal import COpenBLAS
 /// as much as the matrix multiplies. The loops are plain scalar code on purpose: the optimizer
 /// vectorizes them in release builds, and unlike `SIMD8` they stay fast in debug builds.
 enum MiniLMKernels {
+    #if canImport(Accelerate)
+    /// Accelerate is part of the system: always there, and nothing to load.
+    static var blasAvailable: Bool { true }
+    static var blasLibraryNames: [String] { ["Accelerate"] }
+    static let sgemm = cblas_sgemm
+    #else
     /// Loads OpenBLAS, single-threaded, once per process (`OpenBLAS`): the embedder runs its own
     /// workers, one per core, each on its own sequences. True when it could be loaded.
     static var blasAvailable: Bool { OpenBLAS.sgemm != nil }
+    static var blasLibraryNames: [String] { OpenBLAS.libraryNames }
+    static var sgemm: OpenBLAS.SGEMM { OpenBLAS.sgemm! }
+    #endif
 
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
     /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`.
@@ -18,7 +32,7 @@ enum MiniLMKernels {
                        weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
                        into y: UnsafeMutablePointer<Float>) {
         for r in 0..<rows { (y + r * outFeatures).update(from: bias, count: outFeatures) }
-        OpenBLAS.sgemm!(CblasRowMajor, CblasNoTrans, CblasTrans,
+        sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
                     Int32(rows), Int32(outFeatures), Int32(inFeatures),
                     1, x, Int32(inFeatures), weight, Int32(inFeatures),
                     1, y, Int32(outFeatures))
@@ -30,7 +44,7 @@ enum MiniLMKernels {
                      a: UnsafePointer<Float>, lda: Int,
                      b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
                      beta: Float, c: UnsafeMutablePointer<Float>, ldc: Int) {
-        OpenBLAS.sgemm!(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+        sgemm(CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
                     Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
     }
 

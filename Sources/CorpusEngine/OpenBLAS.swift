@@ -1,3 +1,5 @@
+// Linux's side of the BLAS seam (MiniLMKernels); Apple platforms call Accelerate's cblas_sgemm.
+#if !canImport(Accelerate)
 import Foundation
 internal import COpenBLAS
 
@@ -37,3 +39,4 @@ enum OpenBLAS {
         ((try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? "").contains("libopenblas")
     }
 }
+#endif

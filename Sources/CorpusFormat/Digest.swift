@@ -1,38 +1,25 @@
 import Foundation
-internal import CCrypto
 
-/// A streaming message digest computed by OpenSSL's EVP interface.
-///
-/// OpenSSL picks the CPU's SHA extensions where present, which is why hashing a
-/// bundle costs about as much as reading it. The corresponding C functions are
-/// `EVP_DigestInit_ex`, `EVP_DigestUpdate` and `EVP_DigestFinal_ex`.
+/// A streaming message digest, computed by the platform's crypto library through the seam
+/// (`CryptoBackend`: OpenSSL's EVP on Linux, CryptoKit where it exists).
 public final class Digest {
     public enum Algorithm: Sendable {
         case sha256
         case blake2b512
-
-        var outputSize: Int { self == .sha256 ? 32 : 64 }
     }
 
-    private let ctx: OpaquePointer
+    private let hash: any StreamingHash
     public let algorithm: Algorithm
     private var finished = false
 
     public init(_ algorithm: Algorithm) {
-        // EVP_MD_CTX_new only fails on allocation failure, which Swift treats as fatal anyway.
-        guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
-        self.ctx = ctx
         self.algorithm = algorithm
-        let md = algorithm == .sha256 ? EVP_sha256() : EVP_blake2b512()
-        guard EVP_DigestInit_ex(ctx, md, nil) == 1 else { fatalError("EVP_DigestInit_ex failed for a built-in digest") }
+        hash = algorithm == .sha256 ? PlatformCrypto.makeSHA256() : PlatformCrypto.makeBLAKE2b512()
     }
-
-    deinit { EVP_MD_CTX_free(ctx) }
 
     public func update(_ buffer: UnsafeRawBufferPointer) {
         precondition(!finished, "Digest used after finalize()")
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        EVP_DigestUpdate(ctx, base, buffer.count)
+        hash.update(buffer)
     }
 
     public func update<D: ContiguousBytes>(_ data: D) {
@@ -43,10 +30,7 @@ public final class Digest {
     public func finalize() -> [UInt8] {
         precondition(!finished, "Digest finalized twice")
         finished = true
-        var out = [UInt8](repeating: 0, count: algorithm.outputSize)
-        var len: UInt32 = 0
-        EVP_DigestFinal_ex(ctx, &out, &len)
-        return out
+        return hash.finalize()
     }
 }
 

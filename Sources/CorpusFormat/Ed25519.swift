@@ -1,11 +1,13 @@
 import Foundation
 internal import CCrypto
 
-/// Ed25519 (RFC 8032) through OpenSSL's EVP_PKEY interface.
+/// Ed25519 (RFC 8032). Verification goes through the crypto seam (`CryptoBackend`); key
+/// generation and signing, which only the publisher and the token issuer do, stay on OpenSSL's
+/// EVP_PKEY interface (deterministic RFC 8032 signatures, pinned by Ed25519KnownAnswerTests).
 ///
 /// Key material is handled as raw bytes: a 32-byte seed (the private key of
 /// RFC 8032) and a 32-byte public key. The corresponding C functions are
-/// `EVP_PKEY_new_raw_private_key`, `EVP_DigestSign` and `EVP_DigestVerify`.
+/// `EVP_PKEY_new_raw_private_key` and `EVP_DigestSign`.
 public enum Ed25519 {
     public static let seedSize = 32
     public static let publicKeySize = 32
@@ -47,59 +49,14 @@ public enum Ed25519 {
         try message.withUnsafeBytes { try sign($0, seed: seed) }
     }
 
-    /// Verifies a signature; false for any mismatch, wrong length or invalid key.
+    /// Verifies a signature through the platform's crypto (`CryptoBackend`); false for any
+    /// mismatch, wrong length or invalid key.
     public static func verify(signature: [UInt8], message: UnsafeRawBufferPointer, publicKey: [UInt8]) -> Bool {
         guard signature.count == signatureSize, publicKey.count == publicKeySize else { return false }
-        guard let key = try? PKey(publicKey: publicKey), let ctx = try? MDContext() else { return false }
-        guard EVP_DigestVerifyInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else { return false }
-        let r = withNonNullBase(message) { EVP_DigestVerify(ctx.pointer, signature, signature.count, $0, message.count) }
-        return r == 1
+        return PlatformCrypto.isValidEd25519Signature(signature, message: message, publicKey: publicKey)
     }
 
     public static func verify<D: ContiguousBytes>(signature: [UInt8], message: D, publicKey: [UInt8]) -> Bool {
         message.withUnsafeBytes { verify(signature: signature, message: $0, publicKey: publicKey) }
     }
-
-    // OpenSSL rejects a NULL message pointer even for zero length.
-    private static func withNonNullBase<R>(_ message: UnsafeRawBufferPointer, _ body: (UnsafePointer<UInt8>) -> R) -> R {
-        if let base = message.baseAddress { return body(base.assumingMemoryBound(to: UInt8.self)) }
-        var zero: UInt8 = 0
-        return withUnsafePointer(to: &zero) { body($0) }
-    }
 }
-
-/// Owns an `EVP_PKEY` handle.
-final class PKey {
-    let pointer: OpaquePointer
-
-    init(seed: [UInt8]) throws {
-        guard seed.count == Ed25519.seedSize else { throw FormatError.malformed(what: "Ed25519 seed", reason: "expected 32 bytes") }
-        guard let p = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, seed, seed.count) else {
-            throw FormatError.crypto(operation: "EVP_PKEY_new_raw_private_key")
-        }
-        pointer = p
-    }
-
-    init(publicKey: [UInt8]) throws {
-        guard publicKey.count == Ed25519.publicKeySize else { throw FormatError.malformed(what: "Ed25519 public key", reason: "expected 32 bytes") }
-        guard let p = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, publicKey, publicKey.count) else {
-            throw FormatError.crypto(operation: "EVP_PKEY_new_raw_public_key")
-        }
-        pointer = p
-    }
-
-    deinit { EVP_PKEY_free(pointer) }
-}
-
-/// Owns an `EVP_MD_CTX` used for one sign or verify operation.
-final class MDContext {
-    let pointer: OpaquePointer
-    init() throws {
-        guard let p = EVP_MD_CTX_new() else { throw FormatError.crypto(operation: "EVP_MD_CTX_new") }
-        pointer = p
-    }
-    deinit { EVP_MD_CTX_free(pointer) }
-}
-
-@available(*, unavailable) extension PKey: Sendable {}
-@available(*, unavailable) extension MDContext: Sendable {}

@@ -1,0 +1,93 @@
+#if !canImport(CryptoKit)
+import Foundation
+internal import CCrypto
+
+/// The seam's OpenSSL side (Linux): EVP digests and EVP_PKEY Ed25519 verification.
+///
+/// OpenSSL picks the CPU's SHA extensions where present, which is why hashing a bundle costs
+/// about as much as reading it. The corresponding C functions are `EVP_DigestInit_ex`,
+/// `EVP_DigestUpdate`, `EVP_DigestFinal_ex`, `EVP_PKEY_new_raw_public_key` and `EVP_DigestVerify`.
+enum OpenSSLCryptoBackend: CryptoBackend {
+    static func makeSHA256() -> any StreamingHash { EVPDigest(EVP_sha256(), outputSize: 32) }
+    static func makeBLAKE2b512() -> any StreamingHash { EVPDigest(EVP_blake2b512(), outputSize: 64) }
+
+    static func isValidEd25519Signature(_ signature: [UInt8], message: UnsafeRawBufferPointer, publicKey: [UInt8]) -> Bool {
+        guard let key = try? PKey(publicKey: publicKey), let ctx = try? MDContext() else { return false }
+        guard EVP_DigestVerifyInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else { return false }
+        let r = withNonNullBase(message) { EVP_DigestVerify(ctx.pointer, signature, signature.count, $0, message.count) }
+        return r == 1
+    }
+}
+
+/// Owns an `EVP_MD_CTX` for one streaming digest.
+final class EVPDigest: StreamingHash {
+    private let ctx: OpaquePointer
+    private let outputSize: Int
+
+    init(_ md: OpaquePointer?, outputSize: Int) {
+        // EVP_MD_CTX_new only fails on allocation failure, which Swift treats as fatal anyway.
+        guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
+        self.ctx = ctx
+        self.outputSize = outputSize
+        guard EVP_DigestInit_ex(ctx, md, nil) == 1 else { fatalError("EVP_DigestInit_ex failed for a built-in digest") }
+    }
+
+    deinit { EVP_MD_CTX_free(ctx) }
+
+    func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        EVP_DigestUpdate(ctx, base, buffer.count)
+    }
+
+    func finalize() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: outputSize)
+        var len: UInt32 = 0
+        EVP_DigestFinal_ex(ctx, &out, &len)
+        return out
+    }
+}
+
+/// Owns an `EVP_PKEY` handle.
+final class PKey {
+    let pointer: OpaquePointer
+
+    init(seed: [UInt8]) throws {
+        guard seed.count == Ed25519.seedSize else { throw FormatError.malformed(what: "Ed25519 seed", reason: "expected 32 bytes") }
+        guard let p = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, seed, seed.count) else {
+            throw FormatError.crypto(operation: "EVP_PKEY_new_raw_private_key")
+        }
+        pointer = p
+    }
+
+    init(publicKey: [UInt8]) throws {
+        guard publicKey.count == Ed25519.publicKeySize else { throw FormatError.malformed(what: "Ed25519 public key", reason: "expected 32 bytes") }
+        guard let p = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, publicKey, publicKey.count) else {
+            throw FormatError.crypto(operation: "EVP_PKEY_new_raw_public_key")
+        }
+        pointer = p
+    }
+
+    deinit { EVP_PKEY_free(pointer) }
+}
+
+/// Owns an `EVP_MD_CTX` used for one sign or verify operation.
+final class MDContext {
+    let pointer: OpaquePointer
+    init() throws {
+        guard let p = EVP_MD_CTX_new() else { throw FormatError.crypto(operation: "EVP_MD_CTX_new") }
+        pointer = p
+    }
+    deinit { EVP_MD_CTX_free(pointer) }
+}
+
+/// OpenSSL rejects a NULL message pointer even for zero length.
+func withNonNullBase<R>(_ message: UnsafeRawBufferPointer, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+    if let base = message.baseAddress { return body(base.assumingMemoryBound(to: UInt8.self)) }
+    var zero: UInt8 = 0
+    return withUnsafePointer(to: &zero) { body($0) }
+}
+
+@available(*, unavailable) extension EVPDigest: Sendable {}
+@available(*, unavailable) extension PKey: Sendable {}
+@available(*, unavailable) extension MDContext: Sendable {}
+#endif

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// docs/apple.md: OpenSSL and OpenBLAS are reached only through the seams, so that an Apple
+/// build swaps them for CryptoKit and Accelerate in one place each. This reads the package's
+/// sources (in the clone) and fails when a file outside the seam calls either library.
+@Suite struct PlatformSeamConfinementTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The files allowed to call OpenSSL, each with the reason docs/apple.md gives.
+    static let openSSLFiles: Set<String> = [
+        "Sources/CorpusFormat/OpenSSLCryptoBackend.swift", // the seam's Linux side
+        "Sources/CorpusFormat/Ed25519.swift",              // key generation and signing: publisher, token issuer
+        "Sources/CorpusFormat/HMACSHA256.swift",           // SigV4 signing keys: object store, presigned redirects
+    ]
+    static let openSSLMarkers = ["import CCrypto", "EVP_", "ED25519", "RAND_bytes", "HMAC(", "OPENSSL_", "ERR_get_error"]
+
+    static func swiftSources() throws -> [(path: String, text: String)] {
+        let root = packageRoot.path
+        var out: [(String, String)] = []
+        for top in ["Sources", "Benchmarks", "Tests/CorpusTestSupport"] {
+            guard let walker = FileManager.default.enumerator(atPath: root + "/" + top) else { continue }
+            for case let relative as String in walker where relative.hasSuffix(".swift") {
+                let path = top + "/" + relative
+                // Comments may name what they do not call (`EVP_blake2b512` as a reference).
+                let code = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+                    .split(separator: "\n", omittingEmptySubsequences: false)
+                    .filter { !$0.drop(while: { $0 == " " }).hasPrefix("//") }
+                    .joined(separator: "\n")
+                out.append((path, code))
+            }
+        }
+        return out
+    }
+
+    @Test func openSSLIsCalledOnlyFromTheSeamAndTheSigners() throws {
+        let sources = try Self.swiftSources()
+        #expect(sources.count > 100, "found \(sources.count) Swift files under \(Self.packageRoot.path)")
+        let offenders = sources.filter { file in
+            !Self.openSSLFiles.contains(file.path) && Self.openSSLMarkers.contains { file.text.contains($0) }
+        }.map(\.path)
+        #expect(offenders.isEmpty, "OpenSSL used outside the crypto seam: \(offenders)")
+    }
+
+    @Test func openBLASIsImportedOnlyBehindTheAccelerateSwitch() throws {
+        let users = try Self.swiftSources().filter { $0.text.contains("import COpenBLAS") || $0.text.contains("openblas_") }
+        // The kernels import one or the other; OpenBLAS's lazy loader (OpenBLAS.swift) is Linux's side.
+        #expect(users.map(\.path).sorted() == ["Sources/CorpusEngine/MiniLMKernels.swift", "Sources/CorpusEngine/OpenBLAS.swift"])
+        let kernels = try #require(users.first { $0.path.hasSuffix("MiniLMKernels.swift") }).text
+        let guarded = "#if canImport(Accelerate)\ninternal import Accelerate\n#else\ninternal import COpenBLAS\n#endif"
+        #expect(kernels.contains(guarded))
+        let loader = try #require(users.first { $0.path.hasSuffix("OpenBLAS.swift") }).text
+        #expect(loader.contains("#if !canImport(Accelerate)\nimport Foundation\ninternal import COpenBLAS\n") && loader.hasSuffix("#endif\n"))
+    }
+}
