@@ -298,17 +298,22 @@ class Soak:
                 self.fail(f"bad --json output from {' '.join(args[3:])}: {r.stdout[:200]!r}")
         return r.returncode, obj, r.stderr
 
+    def count_error(self, error, codes):
+        """Adds an error object's code to `codes` and the attempts its message names ("after N attempts")."""
+        if not isinstance(error, dict):
+            return
+        codes.append(error.get("code", "?"))
+        msg = error.get("message", "")
+        if "after " in msg and " attempt" in msg:
+            try:
+                self.attempts_in_failures += int(msg.split("after ")[1].split(" attempt")[0])
+            except ValueError:
+                pass
+
     def record(self, op, rc, obj, stderr):
         """Counts one operation: ok, or failed by exit code and error code(s)."""
         codes = []
-        if isinstance(obj.get("error"), dict):
-            codes.append(obj["error"].get("code", "?"))
-            msg = obj["error"].get("message", "")
-            if "after " in msg and " attempt" in msg:
-                try:
-                    self.attempts_in_failures += int(msg.split("after ")[1].split(" attempt")[0])
-                except ValueError:
-                    pass
+        self.count_error(obj.get("error"), codes)
         for res in obj.get("results", []) or []:
             if res.get("via"):
                 self.via[(op, res["via"])] += 1
@@ -318,14 +323,7 @@ class Soak:
                 self.via[(op, "delta-not-used:" + res["delta_error"].get("code", "?"))] += 1
             if res.get("status") == "repaired":
                 self.via[(op, "repaired")] += 1
-            if isinstance(res.get("error"), dict):
-                codes.append(res["error"].get("code", "?"))
-                msg = res["error"].get("message", "")
-                if "after " in msg and " attempt" in msg:
-                    try:
-                        self.attempts_in_failures += int(msg.split("after ")[1].split(" attempt")[0])
-                    except ValueError:
-                        pass
+            self.count_error(res.get("error"), codes)
         with self.lock:
             if rc == 0:
                 self.ops[(op, "ok")] += 1
