@@ -219,3 +219,12 @@ final class ZipEntryReader {
 }
 
 @available(*, unavailable) extension ZipEntryReader: Sendable {}
+
+/// libzip's side of the `ZipReader` seam.
+extension ZipArchive: ZipBackend {
+    func uncompressedSize(at index: Int) throws -> Int64 { try info(at: index).size }
+
+    func openMember(at index: Int, name: String) throws -> any ZipMemberStream { try openEntry(at: index, name: name) }
+}
+
+extension ZipEntryReader: ZipMemberStream {}
