@@ -8,7 +8,7 @@ import Glibc
 /// `ZipCentralDirectory` and the caller's member table.
 ///
 /// What it refuses, for every archive: a method other than stored or deflate, an encrypted member,
-/// a stored member whose two sizes differ, a name twice, a local header that is missing or names,
+/// a stored member whose two sizes differ, a name twice or with a NUL byte, a local header that is missing or names,
 /// compresses, dates, sizes or checksums its member differently from the central directory (a
 /// "master key" pair), and members whose data overlap each other or the central directory.
 /// For a bundle (`Limits.strictLayout`) also anything the publisher does not write: a data
@@ -30,6 +30,8 @@ struct ZipMemberLayout {
         var spans: [Span] = []
         for (index, entry) in directory.entries.enumerated() {
             let shown = String(decoding: entry.name, as: UTF8.self)
+            // libzip shows a NUL as a space, so it could not read the member under its real name.
+            guard !entry.name.contains(0) else { throw FormatError.unsafeMemberName(shown) }
             guard seen.insert(entry.name).inserted else { throw FormatError.duplicateMember(shown) }
             try checkMethod(entry, shown: shown, strict: directory.limits.strictLayout)
             spans.append(try localHeader(of: entry, index: index, shown: shown, directory: directory, fd: fd, path: path))
@@ -87,8 +89,9 @@ struct ZipMemberLayout {
         var uncompressed = UInt64(fixed.u32(22)), compressed = UInt64(fixed.u32(18))
         if uncompressed == 0xFFFF_FFFF || compressed == 0xFFFF_FFFF {
             guard let values = extra.zip64Values, values.count >= 2 else { throw bad("member \(shown) lacks the Zip64 sizes of its local header") }
-            uncompressed = values[0]
-            compressed = values[1]
+            // Only a saturated field is replaced; a plain 32-bit one is the size, and must agree too.
+            if uncompressed == 0xFFFF_FFFF { uncompressed = values[0] }
+            if compressed == 0xFFFF_FFFF { compressed = values[1] }
         }
         let descriptor = entry.flags & 0x08 != 0
         func agrees(_ local: UInt64, _ central: UInt64) -> Bool { local == central || (descriptor && local == 0) }
