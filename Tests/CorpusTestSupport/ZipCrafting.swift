@@ -23,6 +23,8 @@ public struct CraftedZipEntry: Sendable {
     /// Both sizes in Zip64 form (APPNOTE 4.5.3): 0xFFFFFFFF in the headers, the real ones in a
     /// 0x0001 extra field of each, as a writer does for a member past 4 GiB.
     public var zip64 = false
+    /// General-purpose flags in both headers (bit 3: a data descriptor follows the data).
+    public var flags: UInt16 = 0
 
     public init(name: String, stored: [UInt8]) {
         self.name = Array(name.utf8)
@@ -51,7 +53,7 @@ public enum ZipCrafting {
             if e.zip64 { extra.u16(1); extra.u16(16); extra.u64(UInt64(size)); extra.u64(UInt64(e.stored.count)) }
             let (compressed32, size32) = e.zip64 ? (UInt32.max, UInt32.max) : (UInt32(e.stored.count), size)
             // Local file header.
-            out.u32(0x0403_4b50); out.u16(version); out.u16(0); out.u16(e.method)
+            out.u32(0x0403_4b50); out.u16(version); out.u16(e.flags); out.u16(e.method)
             out.u16(0); out.u16(0x21)  // 1980-01-01 00:00
             out.u32(e.localCRC ?? crc); out.u32(compressed32); out.u32(size32)
             out.u16(UInt16(localName.count)); out.u16(UInt16(extra.count))
@@ -60,7 +62,7 @@ public enum ZipCrafting {
             out += e.stored
             // Central directory entry.
             central.u32(0x0201_4b50); central.u16(UInt16(e.hostSystem) << 8 | version); central.u16(version)
-            central.u16(0); central.u16(e.method); central.u16(0); central.u16(0x21)
+            central.u16(e.flags); central.u16(e.method); central.u16(0); central.u16(0x21)
             central.u32(crc); central.u32(compressed32); central.u32(size32)
             central.u16(UInt16(e.name.count)); central.u16(UInt16(extra.count)); central.u16(0)
             central.u16(0); central.u16(0); central.u32(e.externalAttributes); central.u32(offset)
