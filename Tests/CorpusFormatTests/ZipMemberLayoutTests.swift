@@ -26,8 +26,8 @@ import CorpusTestSupport
     }
 
     /// Member b's local header and data also sit inside member a's data, and b's central entry
-    /// points there: two members sharing bytes (the overlap behind "better zip bombs"), which
-    /// libzip's own checks let through.
+    /// points there: two members sharing bytes (the overlap behind "better zip bombs"). Each local
+    /// header agrees with its central entry, so only comparing the members' spans finds it.
     static func overlapping() -> [UInt8] {
         let localB = Array(ZipCrafting.build([b]).prefix(30 + 4 + 4))
         var bytes = ZipCrafting.build([CraftedZipEntry(name: "a.md", stored: localB), b])
