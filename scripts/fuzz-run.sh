@@ -2,7 +2,7 @@
 # Runs every fuzz target for FUZZ_SECONDS (default 60) each, FUZZ_JOBS at a time (default: one per
 # core, each run is one process on one core), and prints one table:
 # target, executions, execs/s, coverage (libFuzzer's final `cov:`), the slowest input's seconds,
-# peak RSS, crashes. Each run has
+# peak RSS, stalls (timeouts that replay under the limit: see run_target), crashes. Each run has
 # AddressSanitizer with leak detection, `-timeout=1` (an input taking over a second is a
 # failure) and the target's dictionary. Exits 1 when any target crashed, leaked or timed out;
 # the input is kept under .build/fuzz/crashes/<Target>/ and the log under .build/fuzz/logs/.
@@ -48,7 +48,26 @@ mkdir -p "$fuzz/logs" "$fuzz/dicts"
 rows=$(mktemp -d "$fuzz/rows.XXXXXX")
 trap 'rm -rf "$rows"' EXIT
 
+# Milliseconds the input `$2` takes when target `$1` runs it alone: the least of three runs.
+replay_ms() {
+  local best="" ms
+  for _ in 1 2 3; do
+    ms=$(TMPDIR="$repo/$tmp" FUZZ_VOCAB="$vocab" ASAN_OPTIONS="detect_leaks=0" timeout 60 "$fuzz/bin/$1" "$2" 2>&1 \
+      | sed -n 's/^Executed .* in \([0-9]*\) ms$/\1/p' | tail -1)
+    [ -n "$ms" ] || return 1
+    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+  done
+  echo "$best"
+}
+
 # One target's run; its table row goes to $rows/<Target> (and $rows/<Target>.failed on failure).
+#
+# libFuzzer's -timeout is wall-clock time, so on a shared, loaded machine an input that takes
+# microseconds can be reported when the process is not scheduled for a second. A reported input
+# is therefore replayed alone: if it runs in under the limit it was a stall of the machine, it is
+# moved to .build/fuzz/stalls/<Target>/, counted in the table, and fuzzing goes on for the time
+# left; if it takes the limit or longer, it is a real timeout and the target fails. Crashes, leaks
+# and broken properties always fail.
 run_target() {
   local t="$1"
   corpus="$fuzz/corpus/$t"
@@ -63,28 +82,48 @@ run_target() {
     for d in $names; do cat "Fuzz/dicts/$d.dict" >>"$fuzz/dicts/$t.dict"; done
     dict_args=(-dict="$fuzz/dicts/$t.dict")
   fi
-  before=$(ls "$crashes" | wc -l)
-  TMPDIR="$repo/$tmp" FUZZ_VOCAB="$vocab" ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1" \
-    LSAN_OPTIONS="suppressions=$repo/Fuzz/lsan.supp" \
-    "$fuzz/bin/$t" "$corpus" "$fuzz/seeds/$t" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-1}" -rss_limit_mb=3072 \
-    -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$crashes/" "${dict_args[@]}" >"$log" 2>&1
-  rc=$?
-  rm -rf "$tmp"
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  local limit="${FUZZ_TIMEOUT:-1}" started execs=0 stalls=0 left="$seconds" rc=0 found=0 result=ok n seglog listed new ms
+  started=$(date +%s)
+  : >"$log"
+  while [ "$left" -gt 0 ]; do
+    seglog="$log.segment"
+    listed=$(ls "$crashes")
+    TMPDIR="$repo/$tmp" FUZZ_VOCAB="$vocab" ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1" \
+      LSAN_OPTIONS="suppressions=$repo/Fuzz/lsan.supp" \
+      "$fuzz/bin/$t" "$corpus" "$fuzz/seeds/$t" -max_total_time="$left" -timeout="$limit" -rss_limit_mb=3072 \
+      -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$crashes/" "${dict_args[@]}" >"$seglog" 2>&1
+    rc=$?
+    cat "$seglog" >>"$log"
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$seglog" | tail -1)
+    execs=$((execs + ${n:-0}))
+    [ $rc -ne 0 ] || break
+    new=$(comm -13 <(echo "$listed") <(ls "$crashes"))
+    if grep -q 'ERROR: libFuzzer: timeout' "$seglog" && [ "$(echo "$new" | wc -w)" -eq 1 ] && [[ "$new" == timeout-* ]] \
+      && [ "$stalls" -lt 20 ] && ms=$(replay_ms "$t" "$crashes/$new") && [ "$ms" -lt $((limit * 1000)) ]; then
+      stalls=$((stalls + 1))
+      mkdir -p "$fuzz/stalls/$t"
+      mv "$crashes/$new" "$fuzz/stalls/$t/"
+      echo "fuzz-run: $t: the input reported as a timeout runs alone in $ms ms: a stall of the machine; fuzzing on" >>"$log"
+      left=$((seconds - ($(date +%s) - started)))
+      continue
+    fi
+    break
+  done
+  rm -rf "$tmp" "$log.segment"
+  local elapsed=$(( $(date +%s) - started ))
+  rate=$(( execs / (elapsed > 0 ? elapsed : 1) ))
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | tail -1)
-  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
-  found=$(( $(ls "$crashes" | wc -l) - before ))
-  result=ok
+  slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log" | sort -n | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | sort -n | tail -1)
+  found=$(comm -13 <(echo "$listed") <(ls "$crashes") | wc -w)
   if [ $rc -ne 0 ] || [ "$found" -gt 0 ]; then
     # The first of: a broken property, a Swift trap (the runtime's backtracer names it), a
     # sanitizer's or libFuzzer's own report (timeout, leak, out of memory).
-    result=$(grep -o -m1 -E 'fuzz property failed|Fatal error: [^:]*|Program crashed: [A-Za-z ]*' "$log" \
-      || grep -o -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): [a-z-]+' "$log" || echo "exit $rc")
+    result=$(tail -c 200000 "$log" | grep -o -m1 -E 'fuzz property failed|Fatal error: [^:]*|Program crashed: [A-Za-z ]*' \
+      || tail -c 200000 "$log" | grep -o -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): [a-z-]+' || echo "exit $rc")
     [ "$found" -gt 0 ] || found=1
   fi
-  printf '%-20s %12s %10s %8s %9s %8s %8s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${slowest:-?}" "${rss:-?}" "$found" "$result" >"$rows/$t"
+  printf '%-20s %12s %10s %8s %9s %8s %7s %8s  %s\n' "$t" "$execs" "$rate" "${cov:-?}" "${slowest:-?}" "${rss:-?}" "$stalls" "$found" "$result" >"$rows/$t"
   [ "$result" = ok ] || : >"$rows/$t.failed"
 }
 
@@ -94,7 +133,7 @@ for t in "${targets[@]}"; do
 done
 wait
 
-printf '%-20s %12s %10s %8s %9s %8s %8s  %s\n' target executions execs/s cov slowest_s rss_mb crashes result
+printf '%-20s %12s %10s %8s %9s %8s %7s %8s  %s\n' target executions execs/s cov slowest_s rss_mb stalls crashes result
 for t in "${targets[@]}"; do cat "$rows/$t"; done
 if ls "$rows"/*.failed >/dev/null 2>&1; then
   echo "fuzz: a target failed; inputs under $fuzz/crashes/, logs under $fuzz/logs/" >&2
