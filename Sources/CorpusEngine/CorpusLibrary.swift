@@ -74,6 +74,13 @@ public final class CorpusLibrary: Sendable {
         }
     }
 
+    /// The installed corpora (`remote/id`, sorted) as the layout shows them right now, none opened:
+    /// a directory listing and a `stat` per corpus. What to ask when only "is anything installed?"
+    /// matters (the CLI's choice between local and remote search).
+    public func installedNames() -> [String] {
+        locate().map(\.name)
+    }
+
     /// The corpora installed right now, opened; throws the first corpus that cannot be opened.
     public func installed() throws -> [InstalledCorpus] {
         try refresh().map { try $0.result.get() }
