@@ -43,9 +43,10 @@ fi
 vocab="$repo/models/all-MiniLM-L6-v2/vocab.txt"
 [ -s "$vocab" ] || vocab=""
 jobs_at_once="${FUZZ_JOBS:-$(nproc)}"
-rows="$fuzz/rows"
-rm -rf "$rows"
-mkdir -p "$fuzz/logs" "$fuzz/dicts" "$rows"
+mkdir -p "$fuzz/logs" "$fuzz/dicts"
+# This run's rows (a folder of its own, so two runs over different targets can go side by side).
+rows=$(mktemp -d "$fuzz/rows.XXXXXX")
+trap 'rm -rf "$rows"' EXIT
 
 # One target's run; its table row goes to $rows/<Target> (and $rows/<Target>.failed on failure).
 run_target() {
