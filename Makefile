@@ -14,7 +14,7 @@ build: bootstrap
 	swift build
 
 release: bootstrap
-	swift build -c release
+	scripts/release-build.sh
 	@# The crash harness of test builds must never ship (docs/client.md).
 	@if grep -q CORPUS_TEST_KILL_AT .build/release/corpus; then echo "release corpus contains the test hook CORPUS_TEST_KILL_AT" >&2; exit 1; fi
 
@@ -36,7 +36,7 @@ demo: release
 SOAK_MINUTES ?= 30
 SOAK_CLIENTS ?= 50
 soak: release
-	/usr/bin/python3 scripts/soak.py --minutes $(SOAK_MINUTES) --clients $(SOAK_CLIENTS) --bin "$$(swift build -c release --show-bin-path)"
+	/usr/bin/python3 scripts/soak.py --minutes $(SOAK_MINUTES) --clients $(SOAK_CLIENTS) --bin "$$(scripts/release-build.sh --show-bin-path)"
 
 eval: bootstrap
 	scripts/eval.sh

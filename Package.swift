@@ -24,7 +24,9 @@ let package = Package(
         systemLibrary("CZip", pkgConfig: "libzip", apt: "libzip-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        // Headers only, like COpenBLAS: libcurl is loaded with dlopen at the first HTTP handle
+        // (CCurl/shim.h), so a `corpus search` does not load it and its ~28 libraries at start.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CXML2", pkgConfig: "libxml-2.0", apt: "libxml2-dev"),
         // Headers only: libopenblas is loaded with dlopen when a model is first used (OpenBLAS.swift),

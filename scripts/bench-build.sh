@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-swift build -c release --product corpus-bench >/dev/null
-bin="$(swift build -c release --show-bin-path)/corpus-bench"
+scripts/release-build.sh --product corpus-bench >/dev/null
+bin="$(scripts/release-build.sh --show-bin-path)/corpus-bench"
 mkdir -p .bench
 "$bin" build --work .bench/build "$@" | tee .bench/build.txt
 # One machine-readable line for scripts/bench.sh: RESULT name value unit peer ratio goal.

@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-swift build -c release --product corpus-bench >/dev/null
-bin="$(swift build -c release --show-bin-path)/corpus-bench"
+scripts/release-build.sh --product corpus-bench >/dev/null
+bin="$(scripts/release-build.sh --show-bin-path)/corpus-bench"
 out=.bench/bundle-stream/extracted
 mkdir -p .bench/bundle-stream
 

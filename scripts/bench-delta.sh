@@ -13,9 +13,9 @@ export PATH=/opt/swift/usr/bin:$PATH
 for tool in zsync zsyncmake casync nginx curl; do
   command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || { echo "bench-delta: $tool is missing (scripts/bootstrap.sh installs it)"; exit 1; }
 done
-swift build -c release --product corpus-bench 2>&1 | grep -E "error|Build" | tail -1
-swift build -c release --product corpus 2>&1 | grep -E "error|Build" | tail -1
-swift build -c release --product corpusd 2>&1 | grep -E "error|Build" | tail -1
-bin="$(swift build -c release --show-bin-path)"
+scripts/release-build.sh --product corpus-bench 2>&1 | grep -E "error|Build" | tail -1
+scripts/release-build.sh --product corpus 2>&1 | grep -E "error|Build" | tail -1
+scripts/release-build.sh --product corpusd 2>&1 | grep -E "error|Build" | tail -1
+bin="$(scripts/release-build.sh --show-bin-path)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin/corpus-bench" delta --work .bench/delta --rounds "${1:-3}" --bin "$bin"

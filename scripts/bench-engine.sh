@@ -9,9 +9,9 @@ out=.bench/engine
 
 echo "nproc $(nproc)"
 echo "loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-swift build -c release --product corpus-bench 2>&1 | { grep -E "error|complete" || true; } | tail -3
+scripts/release-build.sh --product corpus-bench 2>&1 | { grep -E "error|complete" || true; } | tail -3
 test "${PIPESTATUS[0]}" -eq 0
-bin="$(swift build -c release --show-bin-path)/corpus-bench"
+bin="$(scripts/release-build.sh --show-bin-path)/corpus-bench"
 
 # Generate (or reuse) the cached corpus in its own process, so RSS figures are the search's only.
 "$bin" engine --dir "$out" --prepare-only

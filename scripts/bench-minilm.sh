@@ -7,7 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
 scripts/fetch-model.sh
-swift build -c release --product corpus-bench 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
+scripts/release-build.sh --product corpus-bench 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
 
 # OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE may be set on this machine for old OpenBLAS builds; they
 # slow a current NumPy, so they are unset for the peer's command alone (and nowhere else).

@@ -79,24 +79,36 @@ if command -v kiwix-search >/dev/null && command -v zimwriterfs >/dev/null; then
     zimwriterfs --welcome=index.html --illustration=favicon.png --language=eng --title="SQLite documentation" \
       --description="SQLite documentation" --creator=SQLite --publisher=bench --name=sqlite-docs "$SRC" "$zim" > "$WORK/zimwriterfs.log" 2>&1
   fi
-  t_corpus=(); t_kiwix=()
-  for round in 1 2 3; do
-    while read -r q; do
-      s=$(date +%s%N); "$bin/corpus" --home "$home" search "$q" -k 10 >/dev/null 2>&1; e=$(date +%s%N); t_corpus+=($(( (e - s) / 1000 )))
-      s=$(date +%s%N); kiwix-search "$zim" "$q" >/dev/null 2>&1; e=$(date +%s%N); t_kiwix+=($(( (e - s) / 1000 )))
-    done < "$queries"
-  done
-  med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2) / 1000}'; }
-  mc=$(med "${t_corpus[@]}"); mk=$(med "${t_kiwix[@]}")
-  echo "corpus search median ${mc} ms, kiwix-search median ${mk} ms"
-  # Wall time is at the mercy of other work on the machine; CPU time (task-clock) is not.
-  if command -v perf >/dev/null; then
-    q="virtual table"
-    cc=$(perf stat -x, -r 20 -e task-clock "$bin/corpus" --home "$home" search "$q" -k 10 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
-    ck=$(perf stat -x, -r 20 -e task-clock kiwix-search "$zim" "$q" 2>&1 >/dev/null | awk -F, '/task-clock/ {print $1}')
-    echo "CPU time (perf stat task-clock, 20 runs): corpus search ${cc} ms, kiwix-search ${ck} ms"
-    printf 'RESULT\tcorpus search process CPU time\t%s\tms\t%s\t%s\t<= 1x\n' "$cc" "$ck" "$(/usr/bin/python3 -c "print('%.2f' % ($cc / $ck))")"
-  fi
+  # Both processes per query, in alternating order, 3 rounds of the 20 queries: wall time and the
+  # child's CPU time (rusage: user + system) of every run, medians of each. Wall time is at the
+  # mercy of other work on the machine; CPU time much less so.
+  read -r mc mk cc ck < <(/usr/bin/python3 - "$bin/corpus" "$home" "$zim" "$queries" <<'PY'
+import os, statistics, sys, time
+corpus, home, zim, queries = sys.argv[1:5]
+qs = [q for q in open(queries).read().splitlines() if q]
+runs = {"corpus": ([], []), "kiwix": ([], [])}
+devnull = os.open(os.devnull, os.O_WRONLY)
+def run(name, argv):
+    t0 = time.perf_counter_ns()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(devnull, 1); os.dup2(devnull, 2); os.execvp(argv[0], argv)
+    _, status, ru = os.wait4(pid, 0)
+    runs[name][0].append((time.perf_counter_ns() - t0) / 1e6)
+    runs[name][1].append((ru.ru_utime + ru.ru_stime) * 1000)
+    if os.waitstatus_to_exitcode(status) != 0: sys.exit(f"{argv[0]} exited {status} for {argv[-1]!r}")
+i = 0
+for _ in range(3):
+    for q in qs:
+        pair = [("corpus", [corpus, "--home", home, "search", q, "-k", "10"]), ("kiwix", ["kiwix-search", zim, q])]
+        for name, argv in (pair if i % 2 == 0 else pair[::-1]): run(name, argv)
+        i += 1
+m = lambda xs: "%.2f" % statistics.median(xs)
+print(m(runs["corpus"][0]), m(runs["kiwix"][0]), m(runs["corpus"][1]), m(runs["kiwix"][1]))
+PY
+)
+  echo "corpus search median ${mc} ms wall, ${cc} ms CPU; kiwix-search median ${mk} ms wall, ${ck} ms CPU (60 runs each, interleaved)"
+  printf 'RESULT\tcorpus search process CPU time (median)\t%s\tms\t%s\t%s\t<= 1x\n' "$cc" "$ck" "$(/usr/bin/python3 -c "print('%.2f' % ($cc / $ck))")"
   printf 'RESULT\tcorpus search process (median)\t%s\tms\t%s\t%s\t<= 1x\n' "$mc" "$mk" "$(/usr/bin/python3 -c "print('%.2f' % ($mc / $mk))")"
 else
   echo "bench-search: kiwix-search or zimwriterfs missing (apt-get install kiwix-tools zim-tools; scripts/bootstrap.sh does)"

@@ -28,7 +28,7 @@ if [ -n "${BENCH_BIN:-}" ]; then
   CORPUSD=$BENCH_BIN/corpusd
 else
   echo "== release build of corpusd"
-  swift build -c release --product corpusd 2>&1 | grep -E "error|Compiling|Build" | tail -3
+  scripts/release-build.sh --product corpusd 2>&1 | grep -E "error|Compiling|Build" | tail -3
   CORPUSD=$PWD/.build/release/corpusd
 fi
 

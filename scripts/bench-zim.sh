@@ -12,8 +12,8 @@ export PATH=/opt/swift/usr/bin:$PATH
 docs=/usr/share/doc/sqlite3
 command -v zimwriterfs >/dev/null || { echo "bench-zim: zimwriterfs is missing (scripts/bootstrap.sh installs zim-tools)"; exit 1; }
 ls "$docs"/*.html >/dev/null 2>&1 || { echo "bench-zim: $docs has no HTML (scripts/bootstrap.sh installs sqlite3-doc)"; exit 1; }
-swift build -c release --product corpusd 2>&1 | grep -E "error|Build" | tail -1
-bin="$(swift build -c release --show-bin-path)"
+scripts/release-build.sh --product corpusd 2>&1 | grep -E "error|Build" | tail -1
+bin="$(scripts/release-build.sh --show-bin-path)"
 work=.bench/zim
 rm -rf "$work" && mkdir -p "$work/html"
 cp "$docs"/*.html "$work/html/"
@@ -29,7 +29,7 @@ PY
 zimwriterfs --welcome=index.html --illustration=illustration.png --language=eng --title="SQLite documentation" \
   --description="SQLite documentation" --creator=SQLite --publisher=bench --name=sqlite-doc "$work/html" "$work/sqlite.zim" > "$work/zim.log" 2>&1
 bin_corpus="$bin/corpus"
-swift build -c release --product corpus 2>&1 | grep -E "error|Build" | tail -1
+scripts/release-build.sh --product corpus 2>&1 | grep -E "error|Build" | tail -1
 "$bin/corpusd" keygen --out "$work" --name k > /dev/null
 # The default bundle (the pack without its FTS5 index, 16 KiB pages, deflated at level 9; the client
 # builds the index at install), and --index bundle (the pack holds its index, deflated at level 2).

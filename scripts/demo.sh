@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 unset CORPUS_TOKEN CORPUS_HOME
 
-bin="$(swift build -c release --show-bin-path)"
+bin="$(scripts/release-build.sh --show-bin-path)"
 corpusd="$bin/corpusd"
 corpus="$bin/corpus"
 demo="$PWD/.demo"

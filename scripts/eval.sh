@@ -14,6 +14,6 @@ if [ ! -d "$root" ]; then
   echo "eval: $root is missing; install python3-doc (make bootstrap does)" >&2
   exit 1
 fi
-swift build -c release --product corpus-bench
-bin="$(swift build -c release --show-bin-path)"
+scripts/release-build.sh --product corpus-bench
+bin="$(scripts/release-build.sh --show-bin-path)"
 "$bin/corpus-bench" eval --queries eval/python-docs-queries.json --model models/all-MiniLM-L6-v2 --work .eval "$@"

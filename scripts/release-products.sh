@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
 for product in "$@"; do
-  swift build -c release --product "$product" 2>&1 | grep -E "error|Build" | tail -1 >&2
+  scripts/release-build.sh --product "$product" 2>&1 | grep -E "error|Build" | tail -1 >&2
 done
-swift build -c release --show-bin-path
+scripts/release-build.sh --show-bin-path

@@ -76,7 +76,7 @@ struct SearchCommand: ClientCommand {
         }
         for s in skipped { console.err("note: skipped \(s.name): \(s.report.message) (\(s.report.hint))") }
         if hits.isEmpty {
-            console.info(client.installed().isEmpty && retriever is LocalRetriever
+            console.info(library.installedNames().isEmpty && retriever is LocalRetriever
                          ? "nothing installed to search; install a corpus first (corpus catalog)" : "no results for \(query.debugDescription)")
             return 0
         }
@@ -99,7 +99,9 @@ struct SearchCommand: ClientCommand {
         if localOnly, let name {
             throw UsageError.invalidValue(option: Self.remote.name, value: name, expected: "given with --exact, --since or --until (they search installed corpora only)")
         }
-        if localOnly || (name == nil && !client.installed().isEmpty) { return LocalRetriever(library: library) }
+        // The engine's view of what is installed (the layout's `current` links), not the install
+        // records: decoding those (JSON, a folder walk for sizes) cost more than the search itself.
+        if localOnly || (name == nil && !library.installedNames().isEmpty) { return LocalRetriever(library: library) }
         let remotes = (try? client.config().remotes) ?? []
         guard let remote = name.map({ n in remotes.first { $0.name == n } }) ?? remotes.min(by: { $0.name < $1.name }) else {
             if let name { throw SyncError.notFound(file: "remote \(name) (corpus remote add NAME URL --trust PUB adds one)") }

@@ -10,20 +10,22 @@ package import CCurl
 package final class CurlEasy {
     /// `curl_global_init` is not thread-safe and must run once before any handle exists;
     /// a static `let` is initialised exactly once, under a lock.
-    private static let globalInit: CURLcode = curl_global_init(3) // CURL_GLOBAL_ALL (a macro Swift cannot import)
+    private static let globalInit: CURLcode = ccurl_global_init(3) // CURL_GLOBAL_ALL (a macro Swift cannot import)
 
     package let handle: UnsafeMutableRawPointer
 
     /// Each owner maps the failure to its own domain's error.
     package init() throws(CurlInitError) {
+        // libcurl is loaded here, at the first handle, not when the process starts (CCurl/shim.h).
+        guard ccurl_load() == 1 else { throw .libraryMissing }
         guard Self.globalInit == CURLE_OK else { throw .globalInitFailed }
-        guard let h = curl_easy_init() else { throw .noHandle }
+        guard let h = ccurl_easy_init() else { throw .noHandle }
         handle = h
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { ccurl_easy_cleanup(handle) }
 
-    package func reset() { curl_easy_reset(handle) }
+    package func reset() { ccurl_easy_reset(handle) }
 
     package func set(_ option: CURLoption, _ value: Int) { _ = ccurl_setopt_long(handle, option, value) }
     package func set(_ option: CURLoption, _ value: String) {
@@ -40,7 +42,7 @@ package final class CurlEasy {
         _ = ccurl_setopt_xferinfo(handle, option, xferinfo)
     }
 
-    package func perform() -> CURLcode { curl_easy_perform(handle) }
+    package func perform() -> CURLcode { ccurl_easy_perform(handle) }
 
     package var responseCode: Int {
         var v = 0
@@ -48,7 +50,7 @@ package final class CurlEasy {
         return v
     }
 
-    package static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
+    package static func describe(_ code: CURLcode) -> String { String(cString: ccurl_easy_strerror(code)) }
 }
 
 @available(*, unavailable)
@@ -56,6 +58,8 @@ extension CurlEasy: Sendable {}
 
 /// Why a handle could not be made.
 package enum CurlInitError: Error {
+    /// `dlopen` found no libcurl (Debian's libcurl4).
+    case libraryMissing
     case globalInitFailed
     case noHandle
 }
@@ -65,10 +69,10 @@ package final class CurlHeaderList {
     package private(set) var list: UnsafeMutablePointer<curl_slist>?
 
     package init(_ lines: [String]) {
-        for line in lines { list = curl_slist_append(list, line) }
+        for line in lines { list = ccurl_slist_append(list, line) }
     }
 
-    deinit { curl_slist_free_all(list) }
+    deinit { ccurl_slist_free_all(list) }
 }
 
 @available(*, unavailable)

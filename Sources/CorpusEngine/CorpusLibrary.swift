@@ -49,17 +49,23 @@ public final class CorpusLibrary: Sendable {
     }
 
     /// The installed corpora, opened (or reused), in `remote/id` order; with failures per corpus.
-    func refresh() -> [(name: String, result: Result<InstalledCorpus, any Error>)] {
+    /// With `names` (`id` or `remote/id`), only the corpora they select are opened and returned:
+    /// a search naming one corpus does not pay for opening the others. Open corpora that were not
+    /// selected stay cached while their version folder is unchanged, so a long-lived library (the
+    /// search server) does not reopen them at the next search that wants them.
+    func refresh(selecting names: [String] = []) -> [(name: String, result: Result<InstalledCorpus, any Error>)] {
         let located = locate()
         return cache.withLock { cache in
             var next: [String: (identity: Identity, corpus: InstalledCorpus)] = [:]
             var out: [(String, Result<InstalledCorpus, any Error>)] = []
             for loc in located {
+                let selected = Self.selects(names, loc.name)
                 if let open = cache[loc.name], open.identity == Identity(loc) {
                     next[loc.name] = open
-                    out.append((loc.name, .success(open.corpus)))
+                    if selected { out.append((loc.name, .success(open.corpus))) }
                     continue
                 }
+                guard selected else { continue }
                 do {
                     let corpus = try InstalledCorpus(folder: loc.folder, remote: loc.remote, expectedID: loc.id)
                     next[loc.name] = (Identity(loc), corpus)
@@ -72,6 +78,21 @@ public final class CorpusLibrary: Sendable {
             cache = next
             return out
         }
+    }
+
+    /// Whether `names` (empty: all) selects the corpus `remote/id` named `name`, by `id` or `remote/id`.
+    static func selects(_ names: [String], _ name: String) -> Bool {
+        names.isEmpty || names.contains { name == $0 || name.hasSuffix("/" + $0) }
+    }
+
+    /// The corpora (`remote/id`) this library holds open right now (tests: what a search opened).
+    var openNames: [String] { cache.withLock { $0.keys.sorted() } }
+
+    /// The installed corpora (`remote/id`, sorted) as the layout shows them right now, none opened:
+    /// a directory listing and a `stat` per corpus. What to ask when only "is anything installed?"
+    /// matters (the CLI's choice between local and remote search).
+    public func installedNames() -> [String] {
+        locate().map(\.name)
     }
 
     /// The corpora installed right now, opened; throws the first corpus that cannot be opened.
@@ -278,18 +299,14 @@ public final class CorpusLibrary: Sendable {
     /// The corpora a search covers: all installed, or those `names` selects (`id` or `remote/id`),
     /// opened, and the selected ones that could not be opened.
     func select(_ names: [String]) throws -> (open: [InstalledCorpus], skipped: [SkippedCorpus]) {
-        let all = refresh()
-        var chosen = all
         if !names.isEmpty {
-            var wanted = Set<String>()
-            for name in names {
-                let matches = all.filter { $0.name == name || $0.name.hasSuffix("/" + name) }
-                guard !matches.isEmpty else { throw EngineError.corpusNotFound(name) }
-                wanted.formUnion(matches.map(\.name))
+            let installed = installedNames()
+            for name in names where !installed.contains(where: { Self.selects([name], $0) }) {
+                throw EngineError.corpusNotFound(name)
             }
-            // Installed (remote/id) order, not request order: fusion ties break by it.
-            chosen = all.filter { wanted.contains($0.name) }
         }
+        // Installed (remote/id) order, not request order: fusion ties break by it.
+        let chosen = refresh(selecting: names)
         var open: [InstalledCorpus] = []
         var skipped: [SkippedCorpus] = []
         for c in chosen {

@@ -211,6 +211,10 @@ public final class Statement {
         holdsValues = false
     }
 
+    /// How many virtual-machine steps the statement has run since it was prepared
+    /// (`sqlite3_stmt_status` with `SQLITE_STMTSTATUS_VM_STEP`): the work of a query, untimed.
+    public var virtualMachineSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0)) }
+
     public func int(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     public func text(_ column: Int32) -> String {

@@ -7,7 +7,7 @@ extension CorpusLibrary {
     /// the search server both search these by words only, so the two rank alike; a model folder
     /// that is present but wrong is still refused by the engine.
     public func corporaMissingTheirModel(selecting names: [String]) -> [String] {
-        refresh().compactMap { entry -> String? in
+        refresh(selecting: names).compactMap { entry -> String? in
             guard case let .success(corpus) = entry.result,
                   names.isEmpty || names.contains(corpus.id) || names.contains(corpus.name),
                   let digest = corpus.manifest.embedder.modelDigest, EmbedderManifest.isValidID(corpus.manifest.embedder.id),

@@ -19,6 +19,7 @@ public final class HTTPClient: @unchecked Sendable {
         self.configuration = configuration
         do { self.easy = try CurlEasy() } catch {
             switch error {
+            case .libraryMissing: throw TransportError.network(reason: "libcurl could not be loaded (install Debian's libcurl4)")
             case .globalInitFailed: throw TransportError.network(reason: "libcurl failed to initialise")
             case .noHandle: throw TransportError.network(reason: "libcurl could not create a handle")
             }
