@@ -123,7 +123,7 @@ final class RequestHandler: Sendable {
     /// smuggling starts, so the request is refused and the connection dropped. nil when the
     /// request may proceed.
     func early(_ req: HTTPRequest) -> HTTPResponse? {
-        if let reason = RequestHeadRules.refusal(version: req.version, rawTarget: Array(req.rawTarget.utf8), fields: req.headers) {
+        if let reason = RequestHeadRules.refusal(version: req.version, rawTarget: req.rawTarget.utf8, fields: req.headers) {
             return .refusal(.badRequest, reason, close: true)
         }
         let lengths = req.count(.contentLength)
