@@ -70,6 +70,8 @@ let package = Package(
         .testTarget(name: "CorpusCLITests", dependencies: ["CorpusCLIKit", "CorpusClientCLI", "CorpusServerCLI", "CorpusFormat", "CorpusEngine",
                                                            "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusTestSupport"]),
+        // docs/library.md's example, compiled against what an app links.
+        .testTarget(name: "LibraryExampleTests", dependencies: ["CorpusSync", "CorpusEngine", "CorpusFormat", "CorpusTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,7 +2,9 @@
 # Builds the libFuzzer targets of Fuzz/ (docs/fuzzing.md) into .build/fuzz/bin/.
 #
 # The package's library targets are built by SwiftPM in release mode with libFuzzer's coverage
-# instrumentation and AddressSanitizer (`--sanitize=fuzzer --sanitize=address`) and
+# instrumentation and AddressSanitizer (`-Xswiftc -sanitize=fuzzer,address`: one flag, since
+# given as two flags, as SwiftPM's `--sanitize=fuzzer --sanitize=address` passes them, the
+# second replaces the first and the libraries get no coverage at all) and
 # `-enable-testing` (so targets can reach internal parsers with `@testable import`, as the
 # suite does), in their own build folder: `swift build` and `make test` never see Fuzz/. Then
 # Fuzz/*.swift and Fuzz/Support/*.swift are compiled by swiftc against those modules into one
@@ -18,7 +20,7 @@ cd "$repo"
 export PATH=/opt/swift/usr/bin:$PATH
 
 build_path=.build/fuzz
-flags=(-c release --sanitize=fuzzer --sanitize=address -Xswiftc -enable-testing --build-path "$build_path")
+flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --build-path "$build_path")
 # Every library a target links; SwiftPM builds their dependencies with them.
 libraries=(CorpusFormat CorpusEngine CorpusPublisher CorpusServer CorpusTestSupport)
 for lib in CorpusPublisher CorpusServer CorpusTestSupport; do
@@ -26,6 +28,13 @@ for lib in CorpusPublisher CorpusServer CorpusTestSupport; do
 done
 
 products="$(swift build "${flags[@]}" --show-bin-path)"
+# Coverage-blind libraries still build and run, so check: libFuzzer's inline 8-bit counters
+# (section __sancov_cntrs) must be in the parsers' objects.
+for lib in CorpusFormat CorpusEngine CorpusServer; do
+  # (grep -c reads to the end: with grep -q, objdump's SIGPIPE would fail the pipefail pipeline)
+  [ "$(objdump -h "$products/$lib.build/"*.o | grep -c __sancov_cntrs)" -gt 0 ] \
+    || { echo "fuzz-build: $lib was built without libFuzzer's coverage instrumentation" >&2; exit 2; }
+done
 modules="$products/Modules"
 objects=()
 for lib in "${libraries[@]}"; do

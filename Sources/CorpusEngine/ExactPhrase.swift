@@ -17,7 +17,7 @@ extension CorpusLibrary {
         var (corpora, skipped) = try select(options.corpora)
         guard !tokens.isEmpty, !literal.isEmpty else { return SearchReport(hits: [], skipped: skipped) }
         // One FTS5 phrase: the words in order, each quoted as in every other query (no syntax).
-        let expression = "\"" + tokens.map { $0.replacingOccurrences(of: "\"", with: "\"\"") }.joined(separator: " ") + "\""
+        let expression = FTSQuery.quote(tokens.joined(separator: " "))
         var found: [(rank: Int, corpus: Int, hit: Hit)] = []
         for (c, corpus) in corpora.enumerated() {
             try Task.checkCancellation()

@@ -63,9 +63,18 @@ public enum FTSQuery {
         return content.isEmpty ? tokens : content
     }
 
-    /// One token as an FTS5 string literal.
+    /// One token (or a phrase) as an FTS5 string literal: in quotes, each quote doubled. On the
+    /// bytes, since Foundation's `replacingOccurrences` goes through `NSString` on Linux and cost
+    /// more than the rest of a query's building.
     public static func quote(_ token: String) -> String {
-        "\"" + token.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var literal = [UInt8(ascii: "\"")]
+        literal.reserveCapacity(token.utf8.count + 2)
+        for byte in token.utf8 {
+            if byte == UInt8(ascii: "\"") { literal.append(byte) }
+            literal.append(byte)
+        }
+        literal.append(UInt8(ascii: "\""))
+        return String(decoding: literal, as: UTF8.self)
     }
 
     /// Every token must occur (FTS5's implicit AND); nil when there are no tokens.

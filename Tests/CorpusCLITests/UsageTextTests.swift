@@ -21,23 +21,32 @@ import CorpusCLIKit
         }
     }
 
-    static let lines: [(parser: ArgumentParser, command: [String], usage: String)] = [
-        (ClientProgram.parser, ["remote", "add"], "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust PUB"),
-        (ClientProgram.parser, ["catalog"], "[QUERY] [--language L] [--access free|entitled]"),
-        (ClientProgram.parser, ["install"], "ID[@VERSION]..."),
-        (ClientProgram.parser, ["import"], "FILE.corpus.zip [--trust PUB]..."),
-        (ClientProgram.parser, ["sync"], "[--wanted FILE] [--prune]"),
-        (ClientProgram.parser, ["search"], "QUERY [--corpus ID]... [-k N] [--lexical-only] [--remote NAME] [--exact] [--since TIME] [--until TIME] [--budget TOKENS] [--extract]"),
-        (ClientProgram.parser, ["verify"], "[ID]"),
-        (ClientProgram.parser, ["list"], ""),
-        (ServerProgram.parser, ["keygen"], "--out DIR [--name NAME] [--force]"),
-        (ServerProgram.parser, ["build"], "SOURCE --id ID --version V [--title T] [--description D] [--language L] [--license L] [--from corpuskit|knowledgepress|lumen] [--embedder ID] [--model DIR] [--index WHERE] --key KEY --out FILE.corpus.zip"),
-        (ServerProgram.parser, ["serve"], "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE] [--gate-only] [--private s3://BUCKET/PREFIX] [--endpoint URL] [--region REGION] [--public-url URL] [--presign-expires DURATION] [--search HOME]"),
-        (ServerProgram.parser, ["token", "issue"], "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N] [--iss NAME]"),
+    /// One expected usage line. Named in the test log by its command: as a tuple, each case's
+    /// log line printed the whole parser table.
+    struct UsageLine: Sendable, CustomTestStringConvertible {
+        let parser: ArgumentParser
+        let command: [String]
+        let usage: String
+        var testDescription: String { command.joined(separator: " ") }
+    }
+
+    static let lines: [UsageLine] = [
+        UsageLine(parser: ClientProgram.parser, command: ["remote", "add"], usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust PUB"),
+        UsageLine(parser: ClientProgram.parser, command: ["catalog"], usage: "[QUERY] [--language L] [--access free|entitled]"),
+        UsageLine(parser: ClientProgram.parser, command: ["install"], usage: "ID[@VERSION]..."),
+        UsageLine(parser: ClientProgram.parser, command: ["import"], usage: "FILE.corpus.zip [--trust PUB]..."),
+        UsageLine(parser: ClientProgram.parser, command: ["sync"], usage: "[--wanted FILE] [--prune]"),
+        UsageLine(parser: ClientProgram.parser, command: ["search"], usage: "QUERY [--corpus ID]... [-k N] [--lexical-only] [--remote NAME] [--exact] [--since TIME] [--until TIME] [--budget TOKENS] [--extract]"),
+        UsageLine(parser: ClientProgram.parser, command: ["verify"], usage: "[ID]"),
+        UsageLine(parser: ClientProgram.parser, command: ["list"], usage: ""),
+        UsageLine(parser: ServerProgram.parser, command: ["keygen"], usage: "--out DIR [--name NAME] [--force]"),
+        UsageLine(parser: ServerProgram.parser, command: ["build"], usage: "SOURCE --id ID --version V [--title T] [--description D] [--language L] [--license L] [--from corpuskit|knowledgepress|lumen] [--embedder ID] [--model DIR] [--index WHERE] --key KEY --out FILE.corpus.zip"),
+        UsageLine(parser: ServerProgram.parser, command: ["serve"], usage: "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE] [--gate-only] [--private s3://BUCKET/PREFIX] [--endpoint URL] [--region REGION] [--public-url URL] [--presign-expires DURATION] [--search HOME]"),
+        UsageLine(parser: ServerProgram.parser, command: ["token", "issue"], usage: "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N] [--iss NAME]"),
     ]
 
     @Test(arguments: lines)
-    func usageLine(_ c: (parser: ArgumentParser, command: [String], usage: String)) throws {
+    func usageLine(_ c: UsageLine) throws {
         let spec = try #require(c.parser.commands.first { $0.path == c.command })
         #expect(spec.usage == c.usage)
     }

@@ -78,22 +78,30 @@ public final class SeaweedCluster: @unchecked Sendable {
     /// The gateway answers signed requests and a volume takes writes: a bucket and an object
     /// are created (retried: volumes are allocated on the first write).
     private func waitUntilWritable(timeout: TimeInterval) throws {
-        let deadline = Date().addingTimeInterval(timeout)
         let probe = try dir.write("probe.txt", "ready\n")
+        try putUntilTaken(probe, to: "\(endpoint)/corpus-ready/probe.txt", timeout: timeout, what: "SeaweedFS") {
+            _ = try? curl(["-X", "PUT", "\(endpoint)/corpus-ready"])
+        }
+    }
+
+    /// PUTs `file` to `url` every 250 ms until the store takes it (200), for up to `timeout`
+    /// seconds: a new cluster, and a new bucket's first write, fail (500) until their volumes
+    /// are allocated. `before` runs ahead of each attempt. A weed process that exited ends the wait.
+    private func putUntilTaken(_ file: String, to url: String, timeout: TimeInterval, what: String, before: () -> Void = {}) throws {
+        let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
             for (name, p) in processes where !p.process.isRunning {
                 throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "weed \(name) exited: \(p.stderr.suffix(2000))"])
             }
-            if let r = try? curl(["-X", "PUT", "\(endpoint)/corpus-ready"]), r.status == 0,
-               let w = try? curl(["-T", probe, "\(endpoint)/corpus-ready/probe.txt"]), w.status == 0, w.stdout.hasSuffix("200") {
-                return
-            } else {
-                last = (try? curl(["-T", probe, "\(endpoint)/corpus-ready/probe.txt"]))?.stdout ?? ""
+            before()
+            if let w = try? curl(["-T", file, url]) {
+                if w.status == 0, w.stdout.hasSuffix("200") { return }
+                last = w.stdout + w.stderr
             }
             usleep(250_000)
         }
-        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "SeaweedFS not writable after \(Int(timeout)) s (last answer: \(last.suffix(300)))"])
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what) not writable after \(Int(timeout)) s (last answer: \(last.suffix(300)))"])
     }
 
     /// curl with this cluster's signature (`--aws-sigv4`), printing the body then the status.
@@ -121,21 +129,11 @@ public final class SeaweedCluster: @unchecked Sendable {
         }
         let probe = try dir.write("bucket-probe.txt", "ready\n")
         let url = "\(endpoint)/\(name)/.bucket-ready-probe"
-        let deadline = Date().addingTimeInterval(timeout)
-        var last = ""
-        while Date() < deadline {
-            let w = try curl(["-T", probe, url])
-            if w.status == 0, w.stdout.hasSuffix("200") {
-                let d = try curl(["-X", "DELETE", url])
-                guard d.stdout.hasSuffix("204") || d.stdout.hasSuffix("200") else {
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "delete the probe of bucket \(name): \(d.stdout)"])
-                }
-                return
-            }
-            last = w.stdout + w.stderr
-            usleep(250_000)
+        try putUntilTaken(probe, to: url, timeout: timeout, what: "bucket \(name)")
+        let d = try curl(["-X", "DELETE", url])
+        guard d.stdout.hasSuffix("204") || d.stdout.hasSuffix("200") else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "delete the probe of bucket \(name): \(d.stdout)"])
         }
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "bucket \(name) not writable after \(Int(timeout)) s (last answer: \(last.suffix(300)))"])
     }
 
     /// The volume server (`v1` or `v2`) holding the chunk at `offset` of `bucket/key`, asked of

@@ -1,0 +1,62 @@
+// The example of docs/library.md, compiled and run by LibraryExampleTests: the text between the
+// two marker lines must equal the Swift block of that page (a test compares them).
+// BEGIN EXAMPLE
+import Foundation
+import CorpusFormat
+import CorpusSync
+import CorpusEngine
+
+/// What an app does with the library: search a catalog over the network until its corpus is
+/// installed, install it with a progress view, keep it current, then search on the device and
+/// fit the best passages into a small model's context window.
+struct CorpusAssistant {
+    let client: CorpusClient
+    let home: String
+
+    init(home: String, catalogURL: String, rootKey: String) throws {
+        self.home = home
+        client = CorpusClient(home: HomeLayout(root: home))
+        if try client.config().remotes.isEmpty {
+            // The publisher's root key, pinned: every catalog and bundle must verify against it.
+            _ = try client.addRemote(name: "main", url: catalogURL, mirrors: [], trust: PublicKey(text: rootKey))
+        }
+    }
+
+    /// Before anything is installed: the catalog's search server (`corpusd serve --search`)
+    /// ranks exactly as local search will.
+    func searchRemotely(_ question: String) async throws -> SearchReport {
+        let remote = try client.config().remotes[0]
+        let retriever: any Retriever = RemoteRetriever(remote: remote, token: nil, configuration: client.httpConfiguration)
+        return try await retriever.search(question, options: SearchOptions())
+    }
+
+    /// Installs `id`, reporting progress as it comes; returns what changed.
+    func install(_ id: String, progress: (String) -> Void) async throws -> [CorpusClient.Outcome] {
+        for try await event in client.installEvents([WantedCorpus(id: id)]) {
+            switch event {
+            case .progress(.downloading(let name, let p)): progress("\(name): \(p.bytesDone) of \(p.total) bytes")
+            case .progress(.verifying(let name)): progress("\(name): verifying")
+            case .progress(.installed(let name, let version)): progress("\(name) \(version) installed")
+            case .finished(let outcomes): return outcomes
+            }
+        }
+        return []
+    }
+
+    /// Brings every installed corpus to its catalog's latest (a delta when one is published).
+    func update() async throws -> [CorpusClient.Outcome] {
+        var outcomes: [CorpusClient.Outcome] = []
+        for try await case .finished(let done) in client.syncEvents(wanted: nil, prune: false) { outcomes = done }
+        return outcomes
+    }
+
+    /// On the device: every installed corpus at once, then the passages that fit a 4,096-token
+    /// window's share for passages, counted with the model's WordPiece vocabulary.
+    func context(for question: String, vocabulary: URL) async throws -> [ContextBudget.Passage] {
+        let retriever: any Retriever = LocalRetriever(library: CorpusLibrary(home: home))
+        let report = try await retriever.search(question, options: SearchOptions())
+        let budget = ContextBudget(tokenizer: try WordPieceTokenizer(vocabularyFile: vocabulary))
+        return budget.fit(report.hits, budget: ContextBudget.passages)
+    }
+}
+// END EXAMPLE
