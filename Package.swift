@@ -33,9 +33,11 @@ let package = Package(
         // Headers only: Linux system calls Glibc does not wrap (openat2 for the server's path resolution).
         .systemLibrary(name: "CLinux"),
 
-        // OpenSSL and OpenBLAS only where the seams pick them (Linux): on Apple platforms the
-        // formats verify with CryptoKit and the engine multiplies with Accelerate (docs/apple.md).
-        .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])), "CZip", "CZlib"]),
+        // OpenSSL, libzip and OpenBLAS only where the seams pick them (Linux): on Apple platforms the
+        // formats verify with CryptoKit, read zips with zlib alone (the writers, publisher-side, are
+        // compiled only with libzip) and the engine multiplies with Accelerate (docs/apple.md).
+        .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                                                     .target(name: "CZip", condition: .when(platforms: [.linux])), "CZlib"]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
         .target(name: "CorpusCurl", dependencies: ["CCurl"]),

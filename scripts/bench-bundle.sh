@@ -2,6 +2,8 @@
 # Bundle streaming benchmark: BundleReader.verifyAll / extract on a bundle with a 1 GiB stored
 # vectors.bin, against `openssl dgst -sha256` of the same 1 GiB in the same run.
 # Goal: verify throughput >= 0.8 x openssl, peak RSS < 64 MiB.
+# Then the zlib zip reader against libzip on the same bundle (corpus-bench zip-readers: the two
+# alternated over 5 rounds, medians). Goal: zlib's extract throughput >= 0.9 x libzip's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -31,5 +33,16 @@ awk -v v="$(get verify_mb_s)" -v x="$(get extract_mb_s)" -v o="$openssl_mb_s" -v
   printf "RESULT\tbundle verifyAll 1 GiB vs openssl dgst -sha256\t%.0f\tMB/s\t%.0f\t%.2f\t>=0.8x\n", v, o, v / o
   printf "RESULT\tbundle extract 1 GiB (fsynced) vs openssl dgst\t%.0f\tMB/s\t%.0f\t%.2f\t-\n", x, o, x / o
   printf "RESULT\tbundle verify+extract peak RSS\t%.1f\tMiB\t-\t-\t<64\n", r
+}'
+rm -rf "$out"
+
+readers="$("$bin" zip-readers --cache .bench/bundle-stream --extract-to "$out" --rounds 5)"
+echo "$readers"
+rget() { echo "$readers" | sed -n "s/^$1=//p"; }
+awk -v z="$(rget zlib_extract_mb_s)" -v l="$(rget libzip_extract_mb_s)" -v zv="$(rget zlib_verify_mb_s)" -v lv="$(rget libzip_verify_mb_s)" 'BEGIN {
+  printf "zlib_vs_libzip_extract=%.2f (goal >= 0.90)\n", z / l
+  printf "zlib_vs_libzip_verify=%.2f\n", zv / lv
+  printf "RESULT\tzlib reader extract 1 GiB (fsynced) vs libzip, median of 5\t%.0f\tMB/s\t%.0f\t%.2f\t>=0.9x\n", z, l, z / l
+  printf "RESULT\tzlib reader verifyAll 1 GiB vs libzip, median of 5\t%.0f\tMB/s\t%.0f\t%.2f\t-\n", zv, lv, zv / lv
 }'
 rm -rf "$out"

@@ -11,6 +11,7 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "install": InstallBench.run,
     "search-load": SearchLoadBench.run(args:),
     "sync": SyncBench.run,
+    "zip-readers": ZipReaderBench.run,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

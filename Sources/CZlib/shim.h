@@ -5,3 +5,8 @@
 static inline int czlib_deflate_init_raw(z_stream *stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
 }
+
+/* inflateInit2 is a macro too: a raw inflate stream (zip's method 8), the full 32 KiB window. */
+static inline int czlib_inflate_init_raw(z_stream *stream) {
+    return inflateInit2(stream, -15);
+}

@@ -42,9 +42,11 @@ public final class BundleReader {
     public static let maxSignatureBytes: Int64 = 16 << 10
 
     /// Opens `path` and validates its member table.
-    public init(path: String) throws {
+    /// `implementation` is the zip reader (`ZipImplementation`); every caller but the tests and
+    /// benchmarks that compare the two keeps the platform's.
+    public init(path: String, implementation: ZipImplementation = .platformDefault) throws {
         self.path = path
-        vetted = try VettedArchive(path: path, allowed: BundleLayout.allMembers, signature: BundleLayout.signature)
+        vetted = try VettedArchive(path: path, allowed: BundleLayout.allMembers, signature: BundleLayout.signature, implementation: implementation)
     }
 
     /// Reads `corpus.json` and its signature and verifies them with the trusted key whose key id

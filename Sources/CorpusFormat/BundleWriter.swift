@@ -1,3 +1,5 @@
+// libzip writes (and, on Linux, can read) archives; an app on an Apple platform cannot link it (docs/apple.md).
+#if !canImport(Darwin)
 import Foundation
 internal import CZip
 #if canImport(Glibc)
@@ -72,3 +74,4 @@ public enum BundleWriter {
         return manifest
     }
 }
+#endif

@@ -12,9 +12,11 @@ public final class DeltaReader {
     public let path: String
     private let vetted: VettedArchive
 
-    public init(path: String) throws {
+    /// `implementation` is the zip reader (`ZipImplementation`); every caller but the tests and
+    /// benchmarks that compare the two keeps the platform's.
+    public init(path: String, implementation: ZipImplementation = .platformDefault) throws {
         self.path = path
-        vetted = try VettedArchive(path: path, allowed: DeltaLayout.allMembers, signature: DeltaLayout.signature)
+        vetted = try VettedArchive(path: path, allowed: DeltaLayout.allMembers, signature: DeltaLayout.signature, implementation: implementation)
     }
 
     /// Reads `delta.json` and its signature and verifies them with the trusted key the signature names.

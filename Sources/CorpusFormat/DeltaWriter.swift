@@ -1,3 +1,5 @@
+// libzip writes (and, on Linux, can read) archives; an app on an Apple platform cannot link it (docs/apple.md).
+#if !canImport(Darwin)
 import Foundation
 internal import CZip
 #if canImport(Glibc)
@@ -54,3 +56,4 @@ public enum DeltaWriter {
         return document
     }
 }
+#endif

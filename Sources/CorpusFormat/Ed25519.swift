@@ -1,48 +1,30 @@
 import Foundation
-internal import CCrypto
 
-/// Ed25519 (RFC 8032). Verification goes through the crypto seam (`CryptoBackend`); key
-/// generation and signing, which only the publisher and the token issuer do, stay on OpenSSL's
-/// EVP_PKEY interface (deterministic RFC 8032 signatures, pinned by Ed25519KnownAnswerTests).
+/// Ed25519 (RFC 8032), through the crypto seam (`CryptoBackend`): verification for everyone,
+/// key generation and signing for the publisher and the token issuer.
 ///
-/// Key material is handled as raw bytes: a 32-byte seed (the private key of
-/// RFC 8032) and a 32-byte public key. The corresponding C functions are
-/// `EVP_PKEY_new_raw_private_key` and `EVP_DigestSign`.
+/// Key material is handled as raw bytes: a 32-byte seed (the private key of RFC 8032) and a
+/// 32-byte public key.
 public enum Ed25519 {
     public static let seedSize = 32
     public static let publicKeySize = 32
     public static let signatureSize = 64
 
-    /// A fresh seed from OpenSSL's CSPRNG (`RAND_bytes`).
+    /// A fresh seed from the platform's cryptographic random generator.
     public static func randomSeed() throws -> [UInt8] {
-        var seed = [UInt8](repeating: 0, count: seedSize)
-        guard RAND_bytes(&seed, Int32(seedSize)) == 1 else { throw FormatError.crypto(operation: "RAND_bytes") }
-        return seed
+        try PlatformCrypto.randomBytes(seedSize)
     }
 
     /// Derives the public key of a seed.
     public static func publicKey(seed: [UInt8]) throws -> [UInt8] {
-        let key = try PKey(seed: seed)
-        var out = [UInt8](repeating: 0, count: publicKeySize)
-        var len = publicKeySize
-        guard EVP_PKEY_get_raw_public_key(key.pointer, &out, &len) == 1, len == publicKeySize else {
-            throw FormatError.crypto(operation: "EVP_PKEY_get_raw_public_key")
-        }
-        return out
+        try checkSeed(seed)
+        return try PlatformCrypto.ed25519PublicKey(seed: seed)
     }
 
     /// Signs `message` (pure Ed25519, no prehash).
     public static func sign(_ message: UnsafeRawBufferPointer, seed: [UInt8]) throws -> [UInt8] {
-        let key = try PKey(seed: seed)
-        let ctx = try MDContext()
-        guard EVP_DigestSignInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else {
-            throw FormatError.crypto(operation: "EVP_DigestSignInit")
-        }
-        var sig = [UInt8](repeating: 0, count: signatureSize)
-        var len = signatureSize
-        let ok = withNonNullBase(message) { EVP_DigestSign(ctx.pointer, &sig, &len, $0, message.count) }
-        guard ok == 1, len == signatureSize else { throw FormatError.crypto(operation: "EVP_DigestSign") }
-        return sig
+        try checkSeed(seed)
+        return try PlatformCrypto.ed25519Sign(message, seed: seed)
     }
 
     public static func sign<D: ContiguousBytes>(_ message: D, seed: [UInt8]) throws -> [UInt8] {
@@ -58,5 +40,9 @@ public enum Ed25519 {
 
     public static func verify<D: ContiguousBytes>(signature: [UInt8], message: D, publicKey: [UInt8]) -> Bool {
         message.withUnsafeBytes { verify(signature: signature, message: $0, publicKey: publicKey) }
+    }
+
+    private static func checkSeed(_ seed: [UInt8]) throws {
+        guard seed.count == seedSize else { throw FormatError.malformed(what: "Ed25519 seed", reason: "expected 32 bytes") }
     }
 }

@@ -19,9 +19,11 @@ public final class EmbedderArtifactReader {
         public var signature: Signature
     }
 
-    public init(path: String) throws {
+    /// `implementation` is the zip reader (`ZipImplementation`); every caller but the tests and
+    /// benchmarks that compare the two keeps the platform's.
+    public init(path: String, implementation: ZipImplementation = .platformDefault) throws {
         self.path = path
-        vetted = try VettedArchive(path: path, allowed: EmbedderArtifactLayout.allMembers, signature: EmbedderArtifactLayout.signature)
+        vetted = try VettedArchive(path: path, allowed: EmbedderArtifactLayout.allMembers, signature: EmbedderArtifactLayout.signature, implementation: implementation)
     }
 
     /// Reads `embedder.json` and its signature and verifies them with the trusted key the signature names.

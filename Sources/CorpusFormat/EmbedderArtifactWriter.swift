@@ -1,3 +1,5 @@
+// libzip writes (and, on Linux, can read) archives; an app on an Apple platform cannot link it (docs/apple.md).
+#if !canImport(Darwin)
 import Foundation
 internal import CZip
 #if canImport(Glibc)
@@ -52,3 +54,4 @@ public enum EmbedderArtifactWriter {
         return (manifest, digest)
     }
 }
+#endif

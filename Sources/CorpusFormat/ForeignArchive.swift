@@ -11,8 +11,8 @@ import Glibc
 /// and every entry must be a plain file or folder: a name that is absolute, holds `..`, `.` or an
 /// empty segment, a backslash or a control byte (the zip-slip names), a symbolic link, a name
 /// twice or an encrypted member refuses the whole archive. An export that holds one such entry was
-/// made by something other than the program it claims to come from. Then libzip opens the same
-/// descriptor with its consistency checks, and members are read with caps (`read(_:limit:)`).
+/// made by something other than the program it claims to come from. Then `ZipReader` checks the
+/// local headers and opens the same descriptor, and members are read with caps (`read(_:limit:)`).
 public final class ForeignArchive {
     /// The file members (folder entries left out), in the archive's order.
     public let names: [String]
@@ -22,18 +22,20 @@ public final class ForeignArchive {
     /// - Throws: `FormatError`: `.unsafeMemberName`, `.symlinkMember`, `.duplicateMember`,
     ///   `.memberNotAllowed` (a device or other special entry), `.unsupported` (encrypted),
     ///   `.archiveInconsistent` (not a zip, or a damaged one), `.io`.
-    public init(path: String, totalLimit: Int64 = defaultTotalLimit) throws {
+    public init(path: String, totalLimit: Int64 = defaultTotalLimit, implementation: ZipImplementation = .platformDefault) throws {
         self.totalLimit = totalLimit
         let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
         let names: [String]
+        let directory: ZipCentralDirectory
         do {
-            names = try Self.fileNames(try ZipCentralDirectory.read(fd: fd, path: path, limits: .export))
+            directory = try ZipCentralDirectory.read(fd: fd, path: path, limits: .export)
+            names = try Self.fileNames(directory)
         } catch {
             close(fd)
             throw error
         }
-        reader = try ZipReader(adopting: fd, path: path)
+        reader = try ZipReader(adopting: fd, path: path, directory: directory, implementation: implementation)
         self.names = names
         present = Set(names)
     }

@@ -2,11 +2,13 @@
 import Foundation
 internal import CCrypto
 
-/// The seam's OpenSSL side (Linux): EVP digests and EVP_PKEY Ed25519 verification.
+/// The seam's OpenSSL side (Linux): EVP digests, EVP_PKEY Ed25519, `RAND_bytes` and `HMAC`.
 ///
 /// OpenSSL picks the CPU's SHA extensions where present, which is why hashing a bundle costs
 /// about as much as reading it. The corresponding C functions are `EVP_DigestInit_ex`,
-/// `EVP_DigestUpdate`, `EVP_DigestFinal_ex`, `EVP_PKEY_new_raw_public_key` and `EVP_DigestVerify`.
+/// `EVP_DigestUpdate`, `EVP_DigestFinal_ex`, `EVP_PKEY_new_raw_public_key`, `EVP_DigestVerify`,
+/// `EVP_PKEY_new_raw_private_key`, `EVP_DigestSign` (deterministic RFC 8032 signatures, pinned by
+/// Ed25519KnownAnswerTests) and `HMAC` with `EVP_sha256`.
 enum OpenSSLCryptoBackend: CryptoBackend {
     static func makeSHA256() -> any StreamingHash { EVPDigest(EVP_sha256(), outputSize: 32) }
     static func makeBLAKE2b512() -> any StreamingHash { EVPDigest(EVP_blake2b512(), outputSize: 64) }
@@ -16,6 +18,52 @@ enum OpenSSLCryptoBackend: CryptoBackend {
         guard EVP_DigestVerifyInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else { return false }
         let r = withNonNullBase(message) { EVP_DigestVerify(ctx.pointer, signature, signature.count, $0, message.count) }
         return r == 1
+    }
+
+    static func randomBytes(_ count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard RAND_bytes(&bytes, Int32(count)) == 1 else { throw FormatError.crypto(operation: "RAND_bytes") }
+        return bytes
+    }
+
+    static func ed25519PublicKey(seed: [UInt8]) throws -> [UInt8] {
+        let key = try PKey(seed: seed)
+        var out = [UInt8](repeating: 0, count: Ed25519.publicKeySize)
+        var len = Ed25519.publicKeySize
+        guard EVP_PKEY_get_raw_public_key(key.pointer, &out, &len) == 1, len == Ed25519.publicKeySize else {
+            throw FormatError.crypto(operation: "EVP_PKEY_get_raw_public_key")
+        }
+        return out
+    }
+
+    static func ed25519Sign(_ message: UnsafeRawBufferPointer, seed: [UInt8]) throws -> [UInt8] {
+        let key = try PKey(seed: seed)
+        let ctx = try MDContext()
+        guard EVP_DigestSignInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else {
+            throw FormatError.crypto(operation: "EVP_DigestSignInit")
+        }
+        var sig = [UInt8](repeating: 0, count: Ed25519.signatureSize)
+        var len = Ed25519.signatureSize
+        let ok = withNonNullBase(message) { EVP_DigestSign(ctx.pointer, &sig, &len, $0, message.count) }
+        guard ok == 1, len == Ed25519.signatureSize else { throw FormatError.crypto(operation: "EVP_DigestSign") }
+        return sig
+    }
+
+    static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = key.withUnsafeBufferPointer { k in
+            message.withUnsafeBufferPointer { m in
+                out.withUnsafeMutableBufferPointer { o in
+                    // A zero-length key or message still needs a valid pointer for OpenSSL.
+                    HMAC(EVP_sha256(), k.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(k.count),
+                         m.baseAddress ?? UnsafePointer(bitPattern: 1), m.count, o.baseAddress, &length) != nil
+                }
+            }
+        }
+        // Only an allocation failure makes a one-shot HMAC over a built-in digest fail.
+        precondition(ok && length == 32, "HMAC-SHA256 failed")
+        return out
     }
 }
 

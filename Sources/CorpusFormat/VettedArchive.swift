@@ -1,12 +1,12 @@
 import Foundation
-internal import CZip
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A signed container (corpus bundle or embedder artifact) opened for reading: its raw central
-/// directory checked by hand, its member table held to an allowlist, then libzip's consistency
-/// check, with both reading the same open file so it cannot be swapped in between. The two
+/// directory checked by hand, its member table held to an allowlist, then its local headers and
+/// layout (`ZipMemberLayout`) and the zip implementation's own checks (`ZipReader`), all reading the
+/// same open file so it cannot be swapped in between. The two
 /// readers differ only in their allowlist and manifest type; everything else lives here.
 final class VettedArchive {
     let reader: ZipReader
@@ -14,7 +14,7 @@ final class VettedArchive {
     static let chunkSize = 1 << 20
 
     /// Opens `path` and validates its member table against `allowed`.
-    init(path: String, allowed: [String], signature: String) throws {
+    init(path: String, allowed: [String], signature: String, implementation: ZipImplementation) throws {
         let fd = SystemCall.retrying { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FormatError.io(operation: "open", path: path, errno: errno) }
         let directory: ZipCentralDirectory
@@ -27,16 +27,8 @@ final class VettedArchive {
             throw error
         }
         // From here the reader owns the descriptor (and closes it when opening fails).
-        let reader = try ZipReader(adopting: fd, path: path)
-        let zip = reader.archive
-        guard zip.entryCount == directory.entries.count else {
-            throw FormatError.archiveInconsistent(reason: "libzip sees \(zip.entryCount) members, the central directory holds \(directory.entries.count)")
-        }
-        for (name, index) in positions where zip.rawName(at: index) != Array(name.utf8) {
-            throw FormatError.archiveInconsistent(reason: "member \(index) is not named \(name) when libzip reads it")
-        }
+        reader = try ZipReader(adopting: fd, path: path, directory: directory, implementation: implementation)
         self.positions = positions
-        self.reader = reader
     }
 
     /// Reads a small signed document and its minisign signature and verifies them with the

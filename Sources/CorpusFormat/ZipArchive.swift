@@ -1,3 +1,5 @@
+// libzip writes (and, on Linux, can read) archives; an app on an Apple platform cannot link it (docs/apple.md).
+#if !canImport(Darwin)
 import Foundation
 internal import CZip
 #if canImport(Glibc)
@@ -219,3 +221,13 @@ final class ZipEntryReader {
 }
 
 @available(*, unavailable) extension ZipEntryReader: Sendable {}
+
+/// libzip's side of the `ZipReader` seam.
+extension ZipArchive: ZipBackend {
+    func uncompressedSize(at index: Int) throws -> Int64 { try info(at: index).size }
+
+    func openMember(at index: Int, name: String) throws -> any ZipMemberStream { try openEntry(at: index, name: name) }
+}
+
+extension ZipEntryReader: ZipMemberStream {}
+#endif

@@ -1,3 +1,5 @@
+// libzip writes (and, on Linux, can read) archives; an app on an Apple platform cannot link it (docs/apple.md).
+#if !canImport(Darwin)
 import Foundation
 internal import CZip
 #if canImport(Glibc)
@@ -97,3 +99,4 @@ final class ZipDeflatedSource {
         return -1
     }
 }
+#endif

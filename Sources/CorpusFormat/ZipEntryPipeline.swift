@@ -3,7 +3,7 @@ import Dispatch
 
 /// Reads a zip member on a helper thread, one chunk ahead of the caller.
 ///
-/// libzip computes the member's CRC-32 inside `zip_fread`, and the caller runs SHA-256 over the
+/// The zip reader computes the member's CRC-32 as it reads (libzip inside `zip_fread`), and the caller runs SHA-256 over the
 /// same bytes; done one after the other they cost about 1.5x what SHA-256 alone costs. With two
 /// buffers the helper reads (and CRCs) chunk k+1 while the caller hashes and writes chunk k.
 /// The helper never reads more than `limit` bytes in total, so a zip bomb cannot run ahead.
@@ -23,7 +23,7 @@ final class ZipEntryPipeline: @unchecked Sendable {
         deinit { buffer.deallocate() }
     }
 
-    private let reader: ZipEntryReader
+    private let reader: any ZipMemberStream
     private let slots: [Slot]
     private let limit: Int64
     // Semaphores start at zero and are signalled up, because libdispatch traps when a semaphore
@@ -34,13 +34,13 @@ final class ZipEntryPipeline: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
 
-    init(reader: ZipEntryReader, chunkSize: Int, limit: Int64) {
+    init(reader: any ZipMemberStream, chunkSize: Int, limit: Int64) {
         self.reader = reader
         self.limit = limit
         slots = (0..<2).map { _ in Slot(chunkSize: chunkSize) }
     }
 
-    /// Calls `body` with each chunk in order until the member ends (libzip's CRC and size checks
+    /// Calls `body` with each chunk in order until the member ends (the reader's CRC and size checks
     /// passed) or `limit` bytes were delivered. Errors from either thread are thrown here, and the
     /// helper thread has stopped by the time this returns.
     func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {

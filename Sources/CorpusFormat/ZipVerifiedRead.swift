@@ -7,13 +7,12 @@ import Glibc
 /// vetted: streamed against their signed hash and size, whole when small, or extracted to a folder.
 extension ZipReader {
     /// Streams one member through SHA-256 into `sink`, never passing on more than the signed
-    /// size, then reads to the member's end so libzip checks its CRC and stored size.
+    /// size, then reads to the member's end so the reader checks its CRC and stored size.
     func streamVerified(at index: Int, name: String, declared: MemberInfo, chunkSize: Int,
                         progress: ((BundleProgress) -> Void)?, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let info = try archive.info(at: index)
         // The central directory already says how much will come out; refuse before reading.
-        if info.size > declared.size { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
-        let reader = try archive.openEntry(at: index, name: name)
+        if try backend.uncompressedSize(at: index) > declared.size { throw FormatError.sizeExceeded(member: name, limit: declared.size) }
+        let reader = try backend.openMember(at: index, name: name)
         let digest = Digest(.sha256)
         var total: Int64 = 0
         // Read at most one byte past the signed size: enough to notice that more is coming.
@@ -38,9 +37,8 @@ extension ZipReader {
 
     /// Reads a small member whole, refusing it past `limit` bytes.
     func readSmall(at index: Int, name: String, limit: Int64) throws -> Data {
-        let info = try archive.info(at: index)
-        if info.size > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
-        let reader = try archive.openEntry(at: index, name: name)
+        if try backend.uncompressedSize(at: index) > limit { throw FormatError.sizeExceeded(member: name, limit: limit) }
+        let reader = try backend.openMember(at: index, name: name)
         var out = Data()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { buffer.deallocate() }

@@ -89,11 +89,11 @@ final class BundleFixture {
     }
 
     /// Opens and extracts `bundle` into `home/<target>`, returning the refusal (nil on success)
-    /// and whether the home folder is byte-identical afterwards.
-    func attemptExtract(_ bundle: String, keys: [PublicKey]? = nil, target: String = "out",
+    /// and whether the home folder is byte-identical afterwards; `zip` is the zip reader used.
+    func attemptExtract(_ bundle: String, keys: [PublicKey]? = nil, target: String = "out", zip: ZipImplementation = .platformDefault,
                         progress: ((BundleProgress) -> Void)? = nil) -> (error: Error?, unchanged: Bool) {
         DirectorySnapshot.attempt(leaving: home) {
-            try BundleReader(path: bundle).extract(to: "\(home)/\(target)", trustedKeys: keys ?? [key.publicKey], progress: progress)
+            try BundleReader(path: bundle, implementation: zip).extract(to: "\(home)/\(target)", trustedKeys: keys ?? [key.publicKey], progress: progress)
         }
     }
 }

@@ -57,9 +57,9 @@ import CorpusTestSupport
         }
 
         /// Extracts into `home/model`; returns the error and whether `home` is byte-identical afterwards.
-        func attemptExtract(_ path: String, keys: [PublicKey]? = nil) -> (error: Error?, unchanged: Bool) {
+        func attemptExtract(_ path: String, keys: [PublicKey]? = nil, zip: ZipImplementation = .platformDefault) -> (error: Error?, unchanged: Bool) {
             DirectorySnapshot.attempt(leaving: home) {
-                try EmbedderArtifactReader(path: path).extract(to: "\(home)/model", trustedKeys: keys ?? [key.publicKey])
+                try EmbedderArtifactReader(path: path, implementation: zip).extract(to: "\(home)/model", trustedKeys: keys ?? [key.publicKey])
             }
         }
     }
@@ -102,11 +102,12 @@ import CorpusTestSupport
         #expect(r.stdout.contains("embedder:all-MiniLM-L6-v2 dimension:384 digest:\(digest)"))
     }
 
-    @Test func tamperedWeightsAreRefusedAndNothingIsWritten() throws {
+    @Test(arguments: ZipImplementation.allCases)
+    func tamperedWeightsAreRefusedAndNothingIsWritten(zip: ZipImplementation) throws {
         let f = try Fixture()
         var weights = f.files["model.safetensors"]!
         weights[1234] ^= 0xff
-        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(try f.craftedEntries(weights: weights)))
+        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(try f.craftedEntries(weights: weights)), zip: zip)
         guard case .hashMismatch(let member, _, _)? = error as? FormatError else {
             Issue.record("expected hashMismatch, got \(String(describing: error))")
             return
@@ -115,48 +116,52 @@ import CorpusTestSupport
         #expect(unchanged)
     }
 
-    @Test func longerWeightsAreStoppedAtTheSignedSize() throws {
+    @Test(arguments: ZipImplementation.allCases)
+    func longerWeightsAreStoppedAtTheSignedSize(zip: ZipImplementation) throws {
         let f = try Fixture()
-        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(try f.craftedEntries(weights: f.files["model.safetensors"]! + [0])))
+        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(try f.craftedEntries(weights: f.files["model.safetensors"]! + [0])), zip: zip)
         #expect(error as? FormatError == .sizeExceeded(member: "model.safetensors", limit: Int64(f.files["model.safetensors"]!.count)))
         #expect(unchanged)
     }
 
-    @Test func anEditedManifestFailsItsSignature() throws {
+    @Test(arguments: ZipImplementation.allCases)
+    func anEditedManifestFailsItsSignature(zip: ZipImplementation) throws {
         let f = try Fixture()
         var entries = try f.craftedEntries()
         let text = String(decoding: entries[0].stored, as: UTF8.self).replacingOccurrences(of: "\"dimension\":384", with: "\"dimension\":385")
         entries[0] = CraftedZipEntry(name: "embedder.json", stored: Array(text.utf8))
-        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(entries))
+        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(entries), zip: zip)
         #expect(error as? FormatError == .signatureInvalid(what: "embedder.json"))
         #expect(unchanged)
     }
 
-    @Test func anArtifactSignedByAnotherKeyIsRefused() throws {
+    @Test(arguments: ZipImplementation.allCases)
+    func anArtifactSignedByAnotherKeyIsRefused(zip: ZipImplementation) throws {
         let f = try Fixture()
         let other = try SecretKey.generate()
         let (path, _) = try f.write(key: other)
-        let (error, unchanged) = f.attemptExtract(path)
+        let (error, unchanged) = f.attemptExtract(path, zip: zip)
         #expect(error as? FormatError == .untrustedKey(keyID: other.keyID.description))
         #expect(unchanged)
     }
 
-    @Test(arguments: ["pack.sqlite", "model.safetensors-journal", "../vocab.txt"])
-    func membersOffTheAllowlistAreRefused(extra: String) throws {
+    @Test(arguments: ZipImplementation.allCases, ["pack.sqlite", "model.safetensors-journal", "../vocab.txt"])
+    func membersOffTheAllowlistAreRefused(zip: ZipImplementation, extra: String) throws {
         let f = try Fixture()
         var entries = try f.craftedEntries()
         entries.append(CraftedZipEntry(name: extra, stored: Array("x".utf8)))
-        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(entries))
+        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(entries), zip: zip)
         let expected: FormatError = extra.contains("..") ? .unsafeMemberName(extra) : .memberNotAllowed(extra)
         #expect(error as? FormatError == expected)
         #expect(unchanged)
     }
 
-    @Test func aMissingSignatureIsItsOwnRefusal() throws {
+    @Test(arguments: ZipImplementation.allCases)
+    func aMissingSignatureIsItsOwnRefusal(zip: ZipImplementation) throws {
         let f = try Fixture()
         var entries = try f.craftedEntries()
         entries.remove(at: 1)
-        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(entries))
+        let (error, unchanged) = f.attemptExtract(try f.writeCrafted(entries), zip: zip)
         #expect(error as? FormatError == .signatureMissing(file: "embedder.json.minisig"))
         #expect(unchanged)
     }

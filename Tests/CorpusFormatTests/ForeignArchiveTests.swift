@@ -43,16 +43,17 @@ import CorpusTestSupport
          .memberNotAllowed("fifo")),
     ]
 
-    @Test(arguments: refused.indices)
-    func anEntryThatCouldEscapeRefusesTheWholeArchive(_ n: Int) throws {
+    @Test(arguments: ZipImplementation.allCases, refused.indices)
+    func anEntryThatCouldEscapeRefusesTheWholeArchive(zip: ZipImplementation, _ n: Int) throws {
         let dir = TempDirectory("foreign")
         let path = try Self.write(dir, [CraftedZipEntry(name: "ok.md", stored: Array("ok".utf8)), Self.refused[n].0])
-        #expect(throws: Self.refused[n].1) { try ForeignArchive(path: path) }
+        #expect(throws: Self.refused[n].1) { try ForeignArchive(path: path, implementation: zip) }
     }
 
-    @Test func aNameTwiceRefusesTheArchive() throws {
+    @Test(arguments: ZipImplementation.allCases)
+    func aNameTwiceRefusesTheArchive(zip: ZipImplementation) throws {
         let dir = TempDirectory("foreign")
         let path = try Self.write(dir, [CraftedZipEntry(name: "a.md", stored: Array("1".utf8)), CraftedZipEntry(name: "a.md", stored: Array("2".utf8))])
-        #expect(throws: FormatError.duplicateMember("a.md")) { try ForeignArchive(path: path) }
+        #expect(throws: FormatError.duplicateMember("a.md")) { try ForeignArchive(path: path, implementation: zip) }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// docs/apple.md: OpenSSL and OpenBLAS are reached only through the seams, so that an Apple
+/// docs/apple.md: OpenSSL, OpenBLAS and libzip are reached only through the seams, so that an Apple
 /// build swaps them for CryptoKit and Accelerate in one place each. This reads the package's
 /// sources (in the clone) and fails when a file outside the seam calls either library.
 @Suite struct PlatformSeamConfinementTests {
@@ -9,9 +9,7 @@ import Testing
 
     /// The files allowed to call OpenSSL, each with the reason docs/apple.md gives.
     static let openSSLFiles: Set<String> = [
-        "Sources/CorpusFormat/OpenSSLCryptoBackend.swift", // the seam's Linux side
-        "Sources/CorpusFormat/Ed25519.swift",              // key generation and signing: publisher, token issuer
-        "Sources/CorpusFormat/HMACSHA256.swift",           // SigV4 signing keys: object store, presigned redirects
+        "Sources/CorpusFormat/OpenSSLCryptoBackend.swift", // the seam's Linux side: hashing, Ed25519, random, HMAC
     ]
     static let openSSLMarkers = ["import CCrypto", "EVP_", "ED25519", "RAND_bytes", "HMAC(", "OPENSSL_", "ERR_get_error"]
 
@@ -33,7 +31,7 @@ import Testing
         return out
     }
 
-    @Test func openSSLIsCalledOnlyFromTheSeamAndTheSigners() throws {
+    @Test func openSSLIsCalledOnlyFromTheSeam() throws {
         let sources = try Self.swiftSources()
         #expect(sources.count > 100, "found \(sources.count) Swift files under \(Self.packageRoot.path)")
         let offenders = sources.filter { file in
@@ -51,5 +49,18 @@ import Testing
         #expect(kernels.contains(guarded))
         let loader = try #require(users.first { $0.path.hasSuffix("OpenBLAS.swift") }).text
         #expect(loader.contains("#if !canImport(Accelerate)\nimport Foundation\ninternal import COpenBLAS\n") && loader.hasSuffix("#endif\n"))
+    }
+
+    /// libzip (`CZip`) is a Linux-only dependency of `CorpusFormat`: every file of it that imports
+    /// libzip is compiled only off Apple platforms, where the zlib reader is the only one.
+    @Test func libzipIsImportedInCorpusFormatOnlyOffApplePlatforms() throws {
+        let users = try Self.swiftSources().filter { $0.path.hasPrefix("Sources/CorpusFormat/") && $0.text.contains("import CZip") }
+        #expect(users.map(\.path).sorted() == ["BundleWriter", "DeltaWriter", "EmbedderArtifactWriter", "ZipArchive", "ZipDeflatedSource", "ZipReader"]
+            .map { "Sources/CorpusFormat/\($0).swift" })
+        for file in users where !file.path.hasSuffix("ZipReader.swift") {
+            #expect(file.text.hasPrefix("#if !canImport(Darwin)\n") && file.text.hasSuffix("#endif\n"), "\(file.path)")
+        }
+        let reader = try #require(users.first { $0.path.hasSuffix("ZipReader.swift") }).text
+        #expect(reader.contains("#if !canImport(Darwin)\ninternal import CZip\n#endif"))
     }
 }

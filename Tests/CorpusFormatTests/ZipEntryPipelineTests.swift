@@ -24,7 +24,7 @@ import CorpusTestSupport
             do {
                 let file = try FileHandleReader(path: path)
                 let zip = try ZipReader(duplicating: file.descriptor, path: path)
-                let pipeline = ZipEntryPipeline(reader: try zip.archive.openEntry(at: 0, name: "m"), chunkSize: 3,
+                let pipeline = ZipEntryPipeline(reader: try zip.backend.openMember(at: 0, name: "m"), chunkSize: 3,
                                                 limit: Int64(member.count) + 1)
                 var out: [UInt8] = []
                 out.reserveCapacity(member.count)
@@ -44,7 +44,7 @@ import CorpusTestSupport
         let path = try dir.write("a.zip", Data(ZipCrafting.build([CraftedZipEntry(name: "m", stored: member)])))
         let file = try FileHandleReader(path: path)
         let zip = try ZipReader(duplicating: file.descriptor, path: path)
-        let pipeline = ZipEntryPipeline(reader: try zip.archive.openEntry(at: 0, name: "m"), chunkSize: 64, limit: 100)
+        let pipeline = ZipEntryPipeline(reader: try zip.backend.openMember(at: 0, name: "m"), chunkSize: 64, limit: 100)
         var sizes: [Int] = []
         try pipeline.forEachChunk { sizes.append($0.count) }
         #expect(sizes == [64, 36])

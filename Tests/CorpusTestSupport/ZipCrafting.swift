@@ -20,6 +20,11 @@ public struct CraftedZipEntry: Sendable {
     public var hostSystem: UInt8 = 3
     /// External attributes; for Unix the mode sits in the top 16 bits.
     public var externalAttributes: UInt32 = (0o100644 as UInt32) << 16
+    /// Both sizes in Zip64 form (APPNOTE 4.5.3): 0xFFFFFFFF in the headers, the real ones in a
+    /// 0x0001 extra field of each, as a writer does for a member past 4 GiB.
+    public var zip64 = false
+    /// General-purpose flags in both headers (bit 3: a data descriptor follows the data).
+    public var flags: UInt16 = 0
 
     public init(name: String, stored: [UInt8]) {
         self.name = Array(name.utf8)
@@ -43,20 +48,26 @@ public enum ZipCrafting {
             let crc = e.crc ?? crc32(e.stored)
             let size = e.uncompressedSize ?? UInt32(e.stored.count)
             let localName = e.localName ?? e.name
+            let version: UInt16 = e.zip64 ? 45 : 20
+            var extra: [UInt8] = []
+            if e.zip64 { extra.u16(1); extra.u16(16); extra.u64(UInt64(size)); extra.u64(UInt64(e.stored.count)) }
+            let (compressed32, size32) = e.zip64 ? (UInt32.max, UInt32.max) : (UInt32(e.stored.count), size)
             // Local file header.
-            out.u32(0x0403_4b50); out.u16(20); out.u16(0); out.u16(e.method)
+            out.u32(0x0403_4b50); out.u16(version); out.u16(e.flags); out.u16(e.method)
             out.u16(0); out.u16(0x21)  // 1980-01-01 00:00
-            out.u32(e.localCRC ?? crc); out.u32(UInt32(e.stored.count)); out.u32(size)
-            out.u16(UInt16(localName.count)); out.u16(0)
+            out.u32(e.localCRC ?? crc); out.u32(compressed32); out.u32(size32)
+            out.u16(UInt16(localName.count)); out.u16(UInt16(extra.count))
             out += localName
+            out += extra
             out += e.stored
             // Central directory entry.
-            central.u32(0x0201_4b50); central.u16(UInt16(e.hostSystem) << 8 | 20); central.u16(20)
-            central.u16(0); central.u16(e.method); central.u16(0); central.u16(0x21)
-            central.u32(crc); central.u32(UInt32(e.stored.count)); central.u32(size)
-            central.u16(UInt16(e.name.count)); central.u16(0); central.u16(0)
+            central.u32(0x0201_4b50); central.u16(UInt16(e.hostSystem) << 8 | version); central.u16(version)
+            central.u16(e.flags); central.u16(e.method); central.u16(0); central.u16(0x21)
+            central.u32(crc); central.u32(compressed32); central.u32(size32)
+            central.u16(UInt16(e.name.count)); central.u16(UInt16(extra.count)); central.u16(0)
             central.u16(0); central.u16(0); central.u32(e.externalAttributes); central.u32(offset)
             central += e.name
+            central += extra
         }
         let directoryOffset = UInt32(out.count)
         out += central
@@ -97,4 +108,5 @@ public enum ZipCrafting {
 private extension Array where Element == UInt8 {
     mutating func u16(_ v: UInt16) { append(UInt8(v & 0xFF)); append(UInt8(v >> 8)) }
     mutating func u32(_ v: UInt32) { u16(UInt16(v & 0xFFFF)); u16(UInt16(v >> 16)) }
+    mutating func u64(_ v: UInt64) { u32(UInt32(v & 0xFFFF_FFFF)); u32(UInt32(v >> 32)) }
 }
