@@ -32,6 +32,8 @@ let package = Package(
         // Headers only: libopenblas is loaded with dlopen when a model is first used (OpenBLAS.swift),
         // so processes that never run a model never start its thread pool.
         .systemLibrary(name: "COpenBLAS", providers: [.apt(["libopenblas-dev"])]),
+        // Headers only: Linux system calls Glibc does not wrap (openat2 for the server's path resolution).
+        .systemLibrary(name: "CLinux"),
 
         // OpenSSL, libzip and OpenBLAS only where the seams pick them (Linux): on Apple platforms the
         // formats verify with CryptoKit, read zips with zlib alone (the writers, publisher-side, are
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "CorpusCurl", dependencies: ["CCurl"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl", "CorpusCurl"]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
-        .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CMicroHTTPD"]),
+        .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CMicroHTTPD", .target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "CorpusMirror", dependencies: ["CorpusFormat", "CorpusSync"]),
         // S3-compatible object storage: requests signed by libcurl (CURLOPT_AWS_SIGV4) and the
         // upload of a published tree in the order its readers rely on.

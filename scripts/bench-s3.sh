@@ -9,8 +9,9 @@
 #             objects, into a fresh prefix each round) against
 #             `curl --aws-sigv4 "aws:amz:us-east-1:s3" --user K:S -T BUNDLE URL`:
 #             MiB/s of the bundle's bytes, ratio corpusd / curl, goal >= 0.9
-# Each case runs ROUNDS times alternating with its peer; the table shows the best of each (the
-# CPUs are shared: the best run is the least disturbed one) and the log every run (the spread).
+# Each case runs ROUNDS times alternating with its peer (the upload pair in turns: ours first in
+# odd rounds, curl first in even ones); the table shows the best of each (the CPUs are shared: the
+# best run is the least disturbed one) and the log every run (the spread) and its median.
 # Dirty pages are flushed (untimed) before every timed run.
 # Usage: scripts/bench-s3.sh [ROUNDS]   BENCH_BIN=DIR uses the corpus and corpusd in DIR (no build).
 set -euo pipefail
@@ -91,13 +92,16 @@ for round in $(seq "$ROUNDS"); do
   rm -rf "$naive"
   c_install+=("$c"); n_install+=("$n")
 
-  sync; t=$(now)
-  upload_tree "up-$round"
-  cu=$(elapsed "$t")
-  sync; t=$(now)
-  code=$(signed -o /dev/null -w '%{http_code}' -T "$TREE/$BUNDLE" "$S3/corpora/peer-$round/$BUNDLE")
-  nu=$(elapsed "$t")
-  [ "$code" = 200 ] || { echo "bench-s3: curl -T answered $code"; exit 1; }
+  # Which upload goes first alternates: the store's state after one 1 GiB write (its volume
+  # growing, its own writeback) would otherwise always fall on the same one.
+  upload_ours() { sync; local t; t=$(now); upload_tree "up-$round"; cu=$(elapsed "$t"); }
+  upload_peer() {
+    sync; local t; t=$(now)
+    code=$(signed -o /dev/null -w '%{http_code}' -T "$TREE/$BUNDLE" "$S3/corpora/peer-$round/$BUNDLE")
+    nu=$(elapsed "$t")
+    [ "$code" = 200 ] || { echo "bench-s3: curl -T answered $code"; exit 1; }
+  }
+  if [ $((round % 2)) = 1 ]; then upload_ours; upload_peer; else upload_peer; upload_ours; fi
   c_up+=("$cu"); n_up+=("$nu")
   # Keep the store small: each round's copies go (deleted objects' space is not needed back).
   for key in $(signed "$S3/corpora?list-type=2&prefix=up-$round/" | grep -o '<Key>[^<]*</Key>' | sed 's/<[^>]*>//g') "peer-$round/$BUNDLE"; do
@@ -113,7 +117,8 @@ ci=$(min "${c_install[@]}"); ni=$(min "${n_install[@]}"); cu=$(min "${c_up[@]}")
 r_install=$(awk -v a="$ci" -v b="$ni" 'BEGIN { printf "%.2f", a / b }')
 r_up=$(awk -v a="$nu" -v b="$cu" 'BEGIN { printf "%.2f", a / b }')
 echo "install corpus s: ${c_install[*]} (spread $(min "${c_install[@]}")-$(max "${c_install[@]}")); naive s: ${n_install[*]} (spread $(min "${n_install[@]}")-$(max "${n_install[@]}"))"
-echo "upload corpusd s: ${c_up[*]} (spread $(min "${c_up[@]}")-$(max "${c_up[@]}")); curl s: ${n_up[*]} (spread $(min "${n_up[@]}")-$(max "${n_up[@]}"))"
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+echo "upload corpusd s: ${c_up[*]} (spread $(min "${c_up[@]}")-$(max "${c_up[@]}"), median $(median "${c_up[@]}")); curl s: ${n_up[*]} (spread $(min "${n_up[@]}")-$(max "${n_up[@]}"), median $(median "${n_up[@]}"))"
 echo "install_vs_naive=$r_install (goal <= 0.8); upload_vs_curl=$r_up (goal >= 0.9); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'RESULT\t%s\t%s\ts\t%s\t%s\t<=0.8x\n' "install 1 GiB from SeaweedFS (best of $ROUNDS) vs curl+openssl+unzip" "$ci" "$ni" "$r_install"
 printf 'RESULT\t%s\t%s\tMiB/s\t%s\t%s\t>=0.9x\n' "upload 1 GiB to SeaweedFS (best of $ROUNDS) vs curl --aws-sigv4 -T" "$(mibps "$cu")" "$(mibps "$nu")" "$r_up"

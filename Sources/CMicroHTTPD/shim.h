@@ -26,3 +26,9 @@ static inline size_t corpus_mhd_request_header_size(struct MHD_Connection *conne
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info ? info->header_size : 0;
 }
+
+/* What the connection-notify callback stored in the connection's socket context, or NULL. */
+static inline void *corpus_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}

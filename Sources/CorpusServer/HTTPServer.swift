@@ -30,7 +30,8 @@ public final class HTTPServer {
         let routes = RequestHandler.Routes(tree: true, metrics: access.place == .mainListener ? access : nil,
                                            search: config.search.map { SearchEndpoint(backend: $0, index: catalogs) })
         core = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
-                                                 inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect),
+                                                 inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect,
+                                                 cache: SmallFileCache(byteLimit: config.smallFileCacheBytes)),
                           metrics: metrics, accessLog: config.accessLog, headDeadline: headDeadline)
         host = config.host
         let main = try MHDListener(host: config.host, port: config.port, threads: config.threads, core: core, config: config)

@@ -3,9 +3,8 @@ import Foundation
 
 /// The C entry points. Each turns its closure pointer back into the object it names.
 enum Callbacks {
-    static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, connection in
+    static let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
         let ctx = RequestContext(rawTarget: uri.map { String(cString: $0) } ?? "", rawTargetSpan: uri.map { .init($0) })
-        if let connection { ctx.client = clientAddress(connection) }
         return Unmanaged.passRetained(ctx).toOpaque()
     }
 
@@ -22,21 +21,33 @@ enum Callbacks {
         let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         // The next request's head on a kept-alive connection gets a bound of its own.
-        if let connection { core.headDeadline.responseFinished(connection) }
-        core.finish(ctx, completed: toe == .REQUEST_TERMINATED_COMPLETED_OK)
+        if let connection, let watch = headWatch(connection) { core.headDeadline.responseFinished(watch) }
+        core.finish(ctx, connection: connection, completed: toe == .REQUEST_TERMINATED_COMPLETED_OK)
     }
 
-    static let connection: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    /// Keeps the connection's `RequestHeadDeadline.Watch` (retained) in its socket context from
+    /// start to close.
+    static let connection: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
         guard let cls else { return }
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
         if code == .CONNECTION_NOTIFY_STARTED {
             core.metrics.connectionOpened()
-            if let connection { core.headDeadline.opened(connection, fd: corpus_mhd_connection_fd(connection)) }
+            if let connection, let socketContext, let watch = core.headDeadline.opened(fd: corpus_mhd_connection_fd(connection)) {
+                socketContext.pointee = Unmanaged.passRetained(watch).toOpaque()
+            }
         } else {
             // libmicrohttpd reports a connection closed before it closes the descriptor.
-            if let connection { core.headDeadline.closed(connection) }
+            if let socketContext, let raw = socketContext.pointee {
+                socketContext.pointee = nil
+                core.headDeadline.closed(Unmanaged<RequestHeadDeadline.Watch>.fromOpaque(raw).takeRetainedValue())
+            }
             core.metrics.connectionClosed()
         }
+    }
+
+    /// The connection's head clock, nil when the bound is off.
+    static func headWatch(_ connection: OpaquePointer) -> RequestHeadDeadline.Watch? {
+        corpus_mhd_socket_context(connection).map { Unmanaged<RequestHeadDeadline.Watch>.fromOpaque($0).takeUnretainedValue() }
     }
 
     static func clientAddress(_ connection: OpaquePointer) -> String {

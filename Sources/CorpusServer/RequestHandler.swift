@@ -30,12 +30,15 @@ enum ResponseBody {
     case none
     case bytes([UInt8])
     case file(OpenedFile, offset: Int64, length: Int64)
+    /// A whole response built before (`SmallFileCache`): its status and header fields included.
+    case prepared(PreparedResponse)
 
     var length: Int64 {
         switch self {
         case .none: return 0
         case let .bytes(b): return Int64(b.count)
         case let .file(_, _, length): return length
+        case let .prepared(p): return p.bodyLength
         }
     }
 }
@@ -81,10 +84,13 @@ final class RequestHandler: Sendable {
     let inlineLimit: Int64
     let routes: Routes
     let storageRedirect: StorageRedirect?
+    let cache: SmallFileCache
 
     init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0,
-         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener)), storageRedirect: StorageRedirect? = nil) {
+         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener)), storageRedirect: StorageRedirect? = nil,
+         cache: SmallFileCache = SmallFileCache(byteLimit: 0)) {
         self.storageRedirect = storageRedirect
+        self.cache = cache
         self.tree = tree
         self.gate = gate
         self.metrics = metrics
@@ -117,7 +123,7 @@ final class RequestHandler: Sendable {
     /// smuggling starts, so the request is refused and the connection dropped. nil when the
     /// request may proceed.
     func early(_ req: HTTPRequest) -> HTTPResponse? {
-        if let reason = RequestHeadRules.refusal(version: req.version, rawTarget: Array(req.rawTarget.utf8), fields: req.headers) {
+        if let reason = RequestHeadRules.refusal(version: req.version, rawTarget: req.rawTarget.utf8, fields: req.headers) {
             return .refusal(.badRequest, reason, close: true)
         }
         let lengths = req.count(.contentLength)
@@ -134,8 +140,13 @@ final class RequestHandler: Sendable {
         return nil
     }
 
+    // Matched with `==`: array literals in `case` patterns would be built anew on every request.
+    private static let healthz = ["healthz"], metricsPath = ["metrics"], auth = ["_auth"], search = ["v1", "search"], root: [String] = []
+
     /// The answer to a complete request that `early` let through (`ServerCore` asks in that order).
-    func respond(_ req: HTTPRequest) -> HTTPResponse {
+    /// `useCache` false answers without `SmallFileCache` (a stopping server adds `Connection: close`,
+    /// which a shared response cannot carry).
+    func respond(_ req: HTTPRequest, useCache: Bool = true) -> HTTPResponse {
         let target: RequestTarget
         do {
             target = try RequestTarget.parse(req.rawTarget)
@@ -146,26 +157,26 @@ final class RequestHandler: Sendable {
             }
         }
         switch target.segments {
-        case ["healthz"]:
+        case Self.healthz:
             return .text(.ok, "ok")
-        case ["metrics"]:
+        case Self.metricsPath:
             return scrape(req)
         case _ where !routes.tree:
             return .refusal(.notFound, "not found")
-        case ["_auth"]:
+        case Self.auth:
             return authorize(req, target)
-        case ["v1", "search"] where routes.search != nil:
+        case Self.search where routes.search != nil:
             return routes.search!.respond(target, authorization: req.header(.authorization), gate: gate)
-        case []:
-            return serveFile(["index.html"], req, gated: false)
+        case Self.root:
+            return serveFile(["index.html"], req, gated: false, useCache: useCache)
         default:
             let decision = gate.decide(target.segments, authorization: req.header(.authorization))
             if let storageRedirect, StorageRedirect.redirects(target.segments), decision == .open || decision == .granted {
                 return storageRedirect.response(target.segments, granted: decision == .granted)
             }
             switch decision {
-            case .open: return serveFile(target.segments, req, gated: false)
-            case .granted: return serveFile(target.segments, req, gated: true)
+            case .open: return serveFile(target.segments, req, gated: false, useCache: useCache)
+            case .granted: return serveFile(target.segments, req, gated: true, useCache: false)
             case .unlisted: return .refusal(.notFound, "not found")
             case let .unauthenticated(e): return Self.unauthorized(e)
             case let .forbidden(reason): return Self.forbidden(reason)
@@ -229,7 +240,19 @@ final class RequestHandler: Sendable {
         return r
     }
 
-    private func serveFile(_ segments: [String], _ req: HTTPRequest, gated: Bool) -> HTTPResponse {
+    /// Fields that make a GET of a file conditional or partial: such requests are answered in full
+    /// each time, never from `SmallFileCache`.
+    static let conditionalFields: [HTTPHeaderName] = [.range, .ifRange, .ifMatch, .ifNoneMatch, .ifModifiedSince, .ifUnmodifiedSince]
+
+    private func serveFile(_ segments: [String], _ req: HTTPRequest, gated: Bool, useCache: Bool) -> HTTPResponse {
+        // Gated responses differ by token and say `Vary: Authorization`; they are never shared.
+        let cacheable = useCache && cache.isEnabled && !gated && req.method == .get
+            && !req.headers.contains { Self.conditionalFields.contains($0.name) }
+        let path = cacheable ? segments.joined(separator: "/") : ""
+        if cacheable, let hit = cache.response(path: path, current: { tree.currentIdentity(segments) }) {
+            metrics.fileCacheHit()
+            return HTTPResponse(status: hit.status, body: .prepared(hit))
+        }
         guard let file = tree.open(segments) else { return .refusal(.notFound, "not found") }
         let id = file.identity
         let etag = FilePolicy.etag(segments, id)
@@ -260,7 +283,8 @@ final class RequestHandler: Sendable {
         switch decision {
         case .full:
             guard let body = body(file, offset: 0, length: id.size, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
-            return HTTPResponse(status: .ok, headers: headers, body: body)
+            let response = HTTPResponse(status: .ok, headers: headers, body: body)
+            return cacheable ? cached(response, path: path, file: file) : response
         case let .partial(offset, length):
             headers.append((.contentRange, "bytes \(offset)-\(offset + length - 1)/\(id.size)"))
             guard let body = body(file, offset: offset, length: length, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
@@ -270,6 +294,15 @@ final class RequestHandler: Sendable {
             r.headers.append((.contentRange, "bytes */\(id.size)"))
             return r
         }
+    }
+
+    /// `response` (a full 200 read into memory from `file`) built once and kept in the cache, when
+    /// the file was the same after it was read as when it was opened; else `response` as it is.
+    private func cached(_ response: HTTPResponse, path: String, file: OpenedFile) -> HTTPResponse {
+        guard case let .bytes(bytes) = response.body, file.identityNow() == file.identity,
+              let prepared = PreparedResponse(response, close: false) else { return response }
+        cache.insert(path: path, identity: file.identity, response: prepared, bytes: bytes.count)
+        return HTTPResponse(status: response.status, body: .prepared(prepared))
     }
 
     /// RFC 9110 §13.1.5: a range applies only if If-Range is absent or names the current

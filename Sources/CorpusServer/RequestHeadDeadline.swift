@@ -14,21 +14,30 @@ import Synchronization
 /// while libmicrohttpd has not reported the connection closed, both under one lock, so a
 /// descriptor number reused by a newer connection is never touched.
 final class RequestHeadDeadline: Sendable {
-    private struct Entry {
+    /// One connection's clock, kept in libmicrohttpd's socket context for the connection's life, so
+    /// that a request starts and stops it with one atomic store and no lock.
+    final class Watch: Sendable {
         let fd: Int32
-        /// When the current head started; nil while a request is being answered.
-        var since: ContinuousClock.Instant?
+        /// Nanoseconds after `origin` (plus 1) at which the current head started; 0 while a
+        /// request is being answered.
+        let since = Atomic<Int64>(0)
+
+        init(fd: Int32) { self.fd = fd }
     }
 
     private struct State {
-        var entries: [UInt: Entry] = [:]
-        /// The watcher sleeps with no deadline: a head that starts must wake it.
-        var watcherIdle = false
+        /// The connections libmicrohttpd has not reported closed.
+        var watches: [ObjectIdentifier: Watch] = [:]
         var stopping = false
     }
 
     private let limit: Duration
+    private let origin = ContinuousClock.now
     private let state = Mutex(State())
+    /// The watcher sleeps with no deadline: a head that starts must wake it. Set by the watcher
+    /// before it looks at the clocks a last time, read by a request after it started one (both
+    /// sequentially consistent), so one of the two always sees the other.
+    private let watcherIdle = Atomic<Bool>(false)
     /// Wakes the watcher: a head started while it slept with no deadline, or `stop`.
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -43,32 +52,41 @@ final class RequestHeadDeadline: Sendable {
         limit = .seconds(max(0, seconds))
     }
 
-    func opened(_ connection: OpaquePointer, fd: Int32) {
-        guard limit > .zero, fd >= 0 else { return }
-        headStarted { $0[Self.key(connection)] = Entry(fd: fd, since: .now) }
+    /// A connection opened: its first head's clock starts. nil when the bound is off.
+    func opened(fd: Int32) -> Watch? {
+        guard limit > .zero, fd >= 0 else { return nil }
+        let watch = Watch(fd: fd)
+        state.withLock { $0.watches[ObjectIdentifier(watch)] = watch }
+        headStarted(watch)
+        return watch
     }
 
-    func headReceived(_ connection: OpaquePointer) {
-        state.withLock { $0.entries[Self.key(connection)]?.since = nil }
+    func headReceived(_ watch: Watch) {
+        watch.since.store(0, ordering: .sequentiallyConsistent)
     }
 
-    func responseFinished(_ connection: OpaquePointer) {
-        headStarted { $0[Self.key(connection)]?.since = .now }
+    /// A response was sent: the next head on the kept-alive connection gets a bound of its own.
+    func responseFinished(_ watch: Watch) {
+        headStarted(watch)
     }
 
-    func closed(_ connection: OpaquePointer) {
-        _ = state.withLock { $0.entries.removeValue(forKey: Self.key(connection)) }
+    /// libmicrohttpd reports the connection closed (before it closes the descriptor).
+    func closed(_ watch: Watch) {
+        _ = state.withLock { $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
     }
 
-    /// Records a head that started. Its deadline is later than any already pending, so the watcher
+    /// Starts a head's clock. Its deadline is later than any already pending, so the watcher
     /// needs waking only when it sleeps with no deadline at all.
-    private func headStarted(_ update: (inout [UInt: Entry]) -> Void) {
-        let idle = state.withLock { s in
-            update(&s.entries)
-            defer { s.watcherIdle = false }
-            return s.watcherIdle
+    private func headStarted(_ watch: Watch) {
+        watch.since.store(stamp(.now), ordering: .sequentiallyConsistent)
+        if watcherIdle.load(ordering: .sequentiallyConsistent), watcherIdle.exchange(false, ordering: .sequentiallyConsistent) {
+            wake.signal()
         }
-        if idle { wake.signal() }
+    }
+
+    private func stamp(_ t: ContinuousClock.Instant) -> Int64 {
+        let d = (t - origin).components
+        return d.seconds * 1_000_000_000 + d.attoseconds / 1_000_000_000 + 1
     }
 
     /// Starts the watcher thread (once).
@@ -93,27 +111,42 @@ final class RequestHeadDeadline: Sendable {
     /// Shuts down the connections past their deadline, then sleeps until the next deadline, or
     /// until woken when no head is pending.
     private func watch() {
-        while let next = state.withLock({ expire(&$0, now: .now) }) {
-            wake.wait(until: next)
+        while true {
+            guard var next = state.withLock({ expire($0, now: .now) }) else { return }
+            if next == nil {
+                // Say so, then look once more: a head that started before this store was missed by
+                // the scan but is seen now; one that starts after it sees the flag and wakes us.
+                watcherIdle.store(true, ordering: .sequentiallyConsistent)
+                guard let again = state.withLock({ expire($0, now: .now) }) else { return }
+                next = again
+                if next != nil { watcherIdle.store(false, ordering: .sequentiallyConsistent) }
+            }
+            if let next { wake.wait(until: next) } else { wake.wait() }
         }
     }
 
     /// Shuts down the connections past their deadline; the next deadline (`.some(nil)`: none
-    /// pending), or nil once stopping.
-    private func expire(_ s: inout State, now: ContinuousClock.Instant) -> ContinuousClock.Instant?? {
+    /// pending), or nil once stopping. Runs under the lock, so a connection libmicrohttpd has
+    /// reported closed (its descriptor number free for reuse) is never touched.
+    private func expire(_ s: State, now: ContinuousClock.Instant) -> ContinuousClock.Instant?? {
         if s.stopping { return nil }
-        var next: ContinuousClock.Instant?
-        for (key, entry) in s.entries {
-            guard let since = entry.since else { continue }
-            if now - since >= limit {
-                _ = shutdown(entry.fd, Int32(SHUT_RDWR))
-                s.entries[key]?.since = nil
+        let nowStamp = stamp(now)
+        let limitNanos = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+        var next: Int64?
+        for watch in s.watches.values {
+            let since = watch.since.load(ordering: .sequentiallyConsistent)
+            guard since != 0 else { continue }
+            if nowStamp - since >= limitNanos {
+                // Only if the head is still the one judged late: a head completed meanwhile has
+                // stored 0, and its connection is left alone.
+                if watch.since.compareExchange(expected: since, desired: 0, ordering: .sequentiallyConsistent).exchanged {
+                    _ = shutdown(watch.fd, Int32(SHUT_RDWR))
+                }
             } else {
-                next = min(next ?? since + limit, since + limit)
+                next = min(next ?? since + limitNanos, since + limitNanos)
             }
         }
-        s.watcherIdle = next == nil
-        return .some(next)
+        return .some(next.map { origin + .nanoseconds($0 - 1) })
     }
 
     /// Foundation's `Thread.name` does not reach the kernel on Linux, and `pthread_setname_np` is
@@ -125,5 +158,4 @@ final class RequestHeadDeadline: Sendable {
         close(fd)
     }
 
-    private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))) }
 }

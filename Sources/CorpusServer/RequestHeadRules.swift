@@ -14,7 +14,7 @@ enum RequestHeadRules {
     static let singletons: [HTTPHeaderName] = [.host, .authorization, .range, .ifRange, .ifModifiedSince, .ifUnmodifiedSince, .xOriginalURI]
 
     /// Why the head must be refused, or nil. `fields` are as received.
-    static func refusal(version: String, rawTarget: [UInt8], fields: [(name: HTTPHeaderName, value: String)]) -> String? {
+    static func refusal<Target: Sequence<UInt8>>(version: String, rawTarget: Target, fields: [(name: HTTPHeaderName, value: String)]) -> String? {
         if rawTarget.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "the request target holds a space or a control byte (RFC 9112 §3.2)"
         }
@@ -27,10 +27,14 @@ enum RequestHeadRules {
                 return "header field \(name) holds a control byte such as a bare CR (RFC 9112 §2.2, RFC 9110 §5.5)"
             }
         }
-        let names = fields.map(\.name)
-        let hosts = names.filter { $0 == .host }.count
-        if hosts == 0 && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)" }
-        for name in singletons where names.filter({ $0 == name }).count > 1 {
+        // Counted in one pass over the fields (this runs for every request).
+        var seen = [Int](repeating: 0, count: singletons.count)
+        for field in fields {
+            if let i = singletons.firstIndex(of: field.name) { seen[i] += 1 }
+        }
+        if seen[0] == 0 && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)" }
+        if let i = seen.firstIndex(where: { $0 > 1 }) {
+            let name = singletons[i]
             return "more than one \(name) header" + (name == .host ? " (RFC 9112 §3.2)" : "; send it once")
         }
         if let host = fields.first(where: { $0.name == .host })?.value, !isValidHost(trimmed(host)) {
@@ -43,9 +47,14 @@ enum RequestHeadRules {
     static func isTokenByte(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
-        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+        default: return tokenPunctuation.contains(b)
         }
     }
+
+    // Built once: a literal in the functions above is an array allocated on every call.
+    private static let tokenPunctuation = Array("!#$%&'*+-.^_`|~".utf8)
+    private static let unreservedPunctuation = Array("-._~".utf8)
+    private static let subDelims = Array("!$&'()*+,;=".utf8)
 
     /// `uri-host [ ":" port ]` (RFC 9112 §3.2, RFC 3986 §3.2.2): an IP literal in brackets, or a
     /// reg-name / IPv4 address of unreserved, sub-delims and %HH; a port of at most 65535. Empty is
@@ -83,7 +92,7 @@ enum RequestHeadRules {
                 continue
             }
             let alphanumeric = (48...57).contains(b) || (65...90).contains(b) || (97...122).contains(b)
-            guard alphanumeric || Array("-._~".utf8).contains(b) || Array("!$&'()*+,;=".utf8).contains(b) else { return false }
+            guard alphanumeric || unreservedPunctuation.contains(b) || subDelims.contains(b) else { return false }
             i = bytes.index(after: i)
         }
         return true

@@ -64,7 +64,7 @@ public struct RequestTarget: Equatable, Sendable {
             if piece.elementsEqual([UInt8(ascii: ".")]) || piece.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
                 throw .badRequest("dot segment in path")
             }
-            guard let s = String(validating: Array(piece), as: UTF8.self) else { throw .badRequest("path is not UTF-8") }
+            guard let s = String(validating: piece, as: UTF8.self) else { throw .badRequest("path is not UTF-8") }
             segments.append(s)
         }
         // Dotfiles (.git, .htpasswd, .partial uploads) are never served, but that is "not found", not a bad request.

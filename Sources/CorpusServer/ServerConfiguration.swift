@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     /// system call and TCP segment per request: for catalogs, signatures and keys that halves the
     /// request rate. Memory per request stays bounded by this limit. 0 sends everything by sendfile.
     public var inlineFileLimit: Int = 16 * 1024
+    /// Bytes of small files (up to `inlineFileLimit` each, 1024 files at most) whose whole 200
+    /// responses are kept and sent again while the file is unchanged (`SmallFileCache`): one
+    /// `fstatat` per request instead of open, read, close and building the response. 0 turns it off.
+    public var smallFileCacheBytes: Int = 8 << 20
     /// How often at most the catalog pointer is checked for a new catalog.
     public var catalogCheckInterval: Duration = .seconds(1)
     /// Answers `GET /v1/search` when set (`corpusd serve --search`); nil answers 404 there.

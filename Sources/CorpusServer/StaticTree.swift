@@ -1,9 +1,14 @@
 import Foundation
+import Synchronization
+#if os(Linux)
+internal import CLinux
+#endif
 
-/// A published tree, opened once. Files are opened beneath its root one path component at a
-/// time with `openat(2)` and `O_NOFOLLOW`, so no symbolic link is ever followed (neither one
-/// leading out of the tree nor one inside it: published trees hold plain files only) and no
-/// path can climb above the root, whatever the request looked like.
+/// A published tree, opened once. Files are opened beneath its root without following any
+/// symbolic link (neither one leading out of the tree nor one inside it: published trees hold
+/// plain files only) and without any path climbing above the root, whatever the request looked
+/// like: on Linux by one `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, elsewhere (or
+/// on a kernel before 5.6) one path component at a time with `openat(2)` and `O_NOFOLLOW`.
 final class StaticTree: Sendable {
     let rootPath: String
     private let rootFD: Int32
@@ -21,26 +26,67 @@ final class StaticTree: Sendable {
 
     deinit { close(rootFD) }
 
+    // O_NONBLOCK so that a FIFO planted in the tree cannot hang the server thread on open. It stays
+    // set: on a regular file it changes nothing (pread and sendfile from it block on the disk
+    // either way), and clearing it cost two fcntl calls on every request.
+    private static let fileFlags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+
     /// Opens a regular file under the root, or nil when it is missing, not a regular file, or
-    /// reached through a symlink. The corresponding C functions are `openat` and `fstat`.
+    /// reached through a symlink. The corresponding C functions are `openat2` (or `openat`) and `fstat`.
     func open(_ segments: [String]) -> OpenedFile? {
         guard !segments.isEmpty else { return nil }
+        let fd = openBeneath(segments)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
+        return OpenedFile(fd: fd, stat: st)
+    }
+
+    /// The identity of the regular file `segments` name now, reached as `open` reaches it (no
+    /// symlink followed, nothing above the root), without opening it for reading: for checking
+    /// that a file opened before (`SmallFileCache`) is still the one there. On Linux one
+    /// `openat2(2)` with `O_PATH`, `fstat` and `close`.
+    func currentIdentity(_ segments: [String]) -> FileIdentity? {
+        #if os(Linux)
+        if !segments.isEmpty, !Self.openat2Missing.load(ordering: .relaxed) {
+            let fd = Self.retrying { corpus_openat_beneath(rootFD, segments.joined(separator: "/"), corpus_o_path() | O_NOFOLLOW | O_CLOEXEC) }
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+            return FileIdentity(st)
+        }
+        #endif
+        return open(segments)?.identity
+    }
+
+    private func openBeneath(_ segments: [String]) -> Int32 {
+        #if os(Linux)
+        if !Self.openat2Missing.load(ordering: .relaxed) {
+            let fd = Self.retrying { corpus_openat_beneath(rootFD, segments.joined(separator: "/"), Self.fileFlags) }
+            guard fd < 0, errno == ENOSYS else { return fd }
+            Self.openat2Missing.store(true, ordering: .relaxed)
+        }
+        #endif
+        return walk(segments)
+    }
+
+    #if os(Linux)
+    /// Set once a kernel answered ENOSYS: the walk is used from then on.
+    private static let openat2Missing = Atomic<Bool>(false)
+    #endif
+
+    /// One `openat` per component, each with `O_NOFOLLOW`.
+    private func walk(_ segments: [String]) -> Int32 {
         var dir = rootFD
         defer { if dir != rootFD { close(dir) } }
         for segment in segments.dropLast() {
             let next = Self.retrying { openat(dir, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             if dir != rootFD { close(dir) }
-            guard next >= 0 else { dir = rootFD; return nil }
+            guard next >= 0 else { dir = rootFD; return -1 }
             dir = next
         }
-        // O_NONBLOCK so that a FIFO planted in the tree cannot hang the server thread on open.
-        let fd = Self.retrying { openat(dir, segments[segments.count - 1], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
-        guard fd >= 0 else { return nil }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
-        // O_NONBLOCK stays set: on a regular file it changes nothing (pread and sendfile from it
-        // block on the disk either way), and clearing it cost two fcntl calls on every request.
-        return OpenedFile(fd: fd, stat: st)
+        return Self.retrying { openat(dir, segments[segments.count - 1], Self.fileFlags) }
     }
 
     /// Reads a small file whole (the catalog pointer and catalogs), refusing anything larger than `limit`.
@@ -97,6 +143,10 @@ struct FileIdentity: Equatable, Sendable {
     let size: Int64
     let mtimeSeconds: Int64
     let mtimeNanoseconds: Int64
+    /// The inode's change time: it moves on every write and attribute change, even one that keeps
+    /// the size and sets the mtime back (`touch -d`).
+    let ctimeSeconds: Int64
+    let ctimeNanoseconds: Int64
 
     init(_ st: stat) {
         device = UInt64(st.st_dev)
@@ -104,6 +154,8 @@ struct FileIdentity: Equatable, Sendable {
         size = Int64(st.st_size)
         mtimeSeconds = Int64(st.st_mtim.tv_sec)
         mtimeNanoseconds = Int64(st.st_mtim.tv_nsec)
+        ctimeSeconds = Int64(st.st_ctim.tv_sec)
+        ctimeNanoseconds = Int64(st.st_ctim.tv_nsec)
     }
 }
 
@@ -118,6 +170,12 @@ final class OpenedFile {
     }
 
     var size: Int64 { identity.size }
+
+    /// The identity of the open file now (`fstat`), nil if that fails.
+    func identityNow() -> FileIdentity? {
+        var st = stat()
+        return fstat(fd, &st) == 0 ? FileIdentity(st) : nil
+    }
 
     /// Gives up ownership of the descriptor (libmicrohttpd closes it with the response).
     func release() -> Int32 {

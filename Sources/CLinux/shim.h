@@ -1,0 +1,32 @@
+/* Linux system calls that Glibc 2.36 (Debian 12) does not wrap, and Swift cannot reach through the
+ * variadic syscall(2). */
+#ifdef __linux__
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+/* openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: `path` is resolved
+ * under `dirfd` in one call, failing (ELOOP, EXDEV) rather than following any symbolic link or
+ * climbing above `dirfd`. -1 with errno ENOSYS where the kernel predates it (Linux < 5.6). */
+static inline int corpus_openat_beneath(int dirfd, const char *path, int flags) {
+#ifdef SYS_openat2
+    struct open_how how = { .flags = (uint64_t)(unsigned int)flags, .mode = 0,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    (void)dirfd; (void)path; (void)flags;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/* O_PATH (Linux 2.6.39), which Glibc's <fcntl.h> shows only under _GNU_SOURCE: a descriptor that
+ * names a file without opening it for reading (fstat works on it). */
+#ifndef O_PATH
+#define O_PATH 010000000
+#endif
+static inline int corpus_o_path(void) { return O_PATH; }
+#endif
