@@ -11,11 +11,12 @@ import CorpusEngine
 /// fit the best passages into a small model's context window.
 struct CorpusAssistant {
     let client: CorpusClient
-    let home: String
+    var home: String { client.home.root }
 
-    init(home: String, catalogURL: String, rootKey: String) throws {
-        self.home = home
-        client = CorpusClient(home: HomeLayout(root: home))
+    /// `client` is the app's, configured as it likes: `CorpusClient(home: HomeLayout(root: folder))`
+    /// with retries, timeouts and a catalog deadline (`catalogDeadline`, 20 s unless set).
+    init(client: CorpusClient, catalogURL: String, rootKey: String) throws {
+        self.client = client
         if try client.config().remotes.isEmpty {
             // The publisher's root key, pinned: every catalog and bundle must verify against it.
             _ = try client.addRemote(name: "main", url: catalogURL, mirrors: [], trust: PublicKey(text: rootKey))
