@@ -43,7 +43,7 @@ done
 
 # The C libraries' module maps and link flags, as Package.swift declares them.
 cflags=()
-for c in CSQLite CZip CZlib CCrypto CMicroHTTPD CXML2 COpenBLAS; do
+for c in CSQLite CZip CZlib CCrypto CMicroHTTPD CXML2 COpenBLAS CLinux; do
   cflags+=(-Xcc "-fmodule-map-file=$repo/Sources/$c/module.modulemap")
 done
 for include in $(pkg-config --cflags-only-I libxml-2.0 openblas); do cflags+=(-Xcc "$include"); done
