@@ -53,10 +53,18 @@ targets=()
 for f in Fuzz/*.swift; do targets+=("$(basename "$f" .swift)"); done
 
 mkdir -p "$build_path/bin" "$build_path/obj"
+# The C libraries' allocator (Fuzz/Pool/), a module of its own compiled without the sanitizers:
+# its branches are not the parser's, and the targets should not be steered by them.
+pool_cflags=(-Xcc "-fmodule-map-file=$repo/Fuzz/Pool/module.modulemap")
+for include in $(pkg-config --cflags-only-I libxml-2.0); do pool_cflags+=(-Xcc "$include"); done
+swiftc -O -parse-as-library -swift-version 6 -module-name FuzzPool -c Fuzz/Pool/AllocatorPool.swift \
+  "${pool_cflags[@]}" -module-cache-path "$build_path/obj/ModuleCache" \
+  -emit-module -emit-module-path "$build_path/obj/FuzzPool.swiftmodule" -o "$build_path/obj/FuzzPool.o"
+cflags+=("${pool_cflags[@]}")
 # shellcheck disable=SC2086
 swiftc -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name FuzzTargets \
-  -I "$modules" "${cflags[@]}" -module-cache-path "$build_path/obj/ModuleCache" \
-  Fuzz/*.swift Fuzz/Support/*.swift "${objects[@]}" $libs -o "$build_path/bin/fuzz-targets"
+  -I "$modules" -I "$build_path/obj" "${cflags[@]}" -module-cache-path "$build_path/obj/ModuleCache" \
+  Fuzz/*.swift Fuzz/Support/*.swift "${objects[@]}" "$build_path/obj/FuzzPool.o" $libs -o "$build_path/bin/fuzz-targets"
 for t in "${targets[@]}"; do
   grep -q "\"$t\": (fuzz$t," Fuzz/Support/FuzzMain.swift || { echo "fuzz-build: Fuzz/$t.swift is not in FuzzMain's table" >&2; exit 2; }
   ln -f "$build_path/bin/fuzz-targets" "$build_path/bin/$t"

@@ -1,5 +1,5 @@
 import Foundation
-import CorpusFormat
+@testable import CorpusFormat
 
 /// Seed corpora come from the targets themselves, made with the project's own writers and test
 /// fixtures: `scripts/fuzz-seeds.sh` runs each fuzzer with `FUZZ_WRITE_SEEDS=DIR`, and
@@ -25,7 +25,15 @@ enum FuzzSeeds {
 /// The one signing key every target that verifies signatures trusts; fixed, so seeds signed by
 /// it in one run verify in the next.
 enum FuzzKeys {
-    static let secret: SecretKey = try! SecretKey(keyID: KeyID(bytes: [1, 2, 3, 4, 5, 6, 7, 8]),
-                                                  seed: (0..<32).map { UInt8($0 &* 7 &+ 3) })
+    static let seed: [UInt8] = (0..<32).map { UInt8($0 &* 7 &+ 3) }
+    static let secret: SecretKey = try! SecretKey(keyID: KeyID(bytes: [1, 2, 3, 4, 5, 6, 7, 8]), seed: seed)
     static var trusted: [PublicKey] { [secret.publicKey] }
+
+    /// The same key, made once, for targets that sign each input (the fuzz build is Linux only).
+    nonisolated(unsafe) static let signing = try! PKey(seed: seed)
+
+    /// An Ed25519 signature of `message` by `secret`.
+    static func sign(_ message: [UInt8]) -> [UInt8] {
+        try! message.withUnsafeBytes { try OpenSSLCryptoBackend.ed25519Sign($0, key: signing) }
+    }
 }

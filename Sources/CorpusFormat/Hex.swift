@@ -6,6 +6,7 @@ public enum Hex {
 
     public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         var out = [UInt8]()
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         for b in bytes {
             out.append(digits[Int(b >> 4)])
             out.append(digits[Int(b & 0x0f)])

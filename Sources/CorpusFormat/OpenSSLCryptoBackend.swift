@@ -37,7 +37,12 @@ enum OpenSSLCryptoBackend: CryptoBackend {
     }
 
     static func ed25519Sign(_ message: UnsafeRawBufferPointer, seed: [UInt8]) throws -> [UInt8] {
-        let key = try PKey(seed: seed)
+        try ed25519Sign(message, key: PKey(seed: seed))
+    }
+
+    /// Signs with a key already made from its seed: making it derives the public key, a scalar
+    /// multiplication that costs about as much as the signature itself.
+    static func ed25519Sign(_ message: UnsafeRawBufferPointer, key: PKey) throws -> [UInt8] {
         let ctx = try MDContext()
         guard EVP_DigestSignInit(ctx.pointer, nil, nil, nil, key.pointer) == 1 else {
             throw FormatError.crypto(operation: "EVP_DigestSignInit")
