@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CorpusFormat", targets: ["CorpusFormat"]),
         .library(name: "CorpusEngine", targets: ["CorpusEngine"]),
         .library(name: "CorpusSync", targets: ["CorpusSync"]),
+        .library(name: "CorpusURLSession", targets: ["CorpusURLSession"]),
         .library(name: "CorpusPublisher", targets: ["CorpusPublisher"]),
         .library(name: "CorpusServer", targets: ["CorpusServer"]),
         .library(name: "CorpusMirror", targets: ["CorpusMirror"]),
@@ -43,7 +44,15 @@ let package = Package(
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
         .target(name: "CorpusCurl", dependencies: ["CCurl"]),
-        .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CCurl", "CorpusCurl"]),
+        // The client's HTTP: the value types and the transport seam (CorpusHTTP), libcurl's
+        // transport in CorpusSync on Linux, URLSession's in CorpusURLSession, which CorpusSync
+        // uses on Apple platforms only (docs/apple.md "HTTP transport").
+        .target(name: "CorpusHTTP"),
+        .target(name: "CorpusURLSession", dependencies: ["CorpusHTTP"]),
+        .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusHTTP",
+                                                   .target(name: "CCurl", condition: .when(platforms: [.linux])),
+                                                   .target(name: "CorpusCurl", condition: .when(platforms: [.linux])),
+                                                   .target(name: "CorpusURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS]))]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
         .target(name: "CorpusServer", dependencies: ["CorpusFormat", "CMicroHTTPD", .target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "CorpusMirror", dependencies: ["CorpusFormat", "CorpusSync"]),
@@ -60,13 +69,14 @@ let package = Package(
         .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync", "CorpusObjectStore"]),
         .executableTarget(name: "corpus", dependencies: ["CorpusClientCLI", "CorpusSync"]),
         .executableTarget(name: "corpusd", dependencies: ["CorpusServerCLI"]),
-        .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher"], path: "Benchmarks/corpus-bench"),
+        .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusSync", "CorpusURLSession"],
+                          path: "Benchmarks/corpus-bench"),
 
         .target(name: "CorpusTestSupport", dependencies: ["CorpusFormat", "CorpusEngine", "CZip"], path: "Tests/CorpusTestSupport"),
         .testTarget(name: "CorpusFormatTests", dependencies: ["CorpusFormat", "CorpusTestSupport", "CZip"]),
         .testTarget(name: "CorpusEngineTests", dependencies: ["CorpusEngine", "CorpusTestSupport"]),
         .testTarget(name: "CorpusPublisherTests", dependencies: ["CorpusPublisher", "CorpusTestSupport"]),
-        .testTarget(name: "CorpusSyncTests", dependencies: ["CorpusSync", "CorpusTestSupport"]),
+        .testTarget(name: "CorpusSyncTests", dependencies: ["CorpusSync", "CorpusURLSession", "CorpusTestSupport"]),
         .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
         // The upstream of the mirror tests is a real `HTTPServer`, hence CorpusServer.
         .testTarget(name: "CorpusMirrorTests", dependencies: ["CorpusMirror", "CorpusServer", "CorpusSync", "CorpusTestSupport"]),

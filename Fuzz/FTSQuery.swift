@@ -1,6 +1,5 @@
 import Foundation
 import CorpusEngine
-import FuzzPool
 
 /// The FTS5 query sanitiser (`FTSQuery`): whatever a user types must become expressions SQLite's
 /// FTS5 parser accepts. Every expression the engine's search ladder can build from the input
@@ -58,7 +57,6 @@ func initializeFTSQuery(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMuta
         ]
         return queries.enumerated().map { ("query-\($0.offset)", Array($0.element.utf8)) }
     }
-    AllocatorPool.installForSQLite()
     _ = FTSTable.match
     return 0
 }

@@ -1,5 +1,4 @@
 import Foundation
-import FuzzPool
 @testable import CorpusPublisher
 
 /// HTML ingest (`IngestHTML`, libxml2's HTML parser behind `XMLTree`), then passage splitting,
@@ -15,6 +14,5 @@ func fuzzIngestHTML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 
 func initializeIngestHTML(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> Int32 {
     FuzzSeeds.writeIfAsked { IngestSeeds.html.enumerated().map { ("html-\($0.offset)", [200] + Array($0.element.utf8)) } }
-    AllocatorPool.installForLibXML2()
     return 0
 }

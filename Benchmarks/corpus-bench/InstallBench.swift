@@ -11,6 +11,8 @@ import Foundation
 /// `corpusd publish`. Each run: `corpusd serve` on loopback, then N alternating rounds of
 /// - `corpus install` (release build, a fresh `--home` each time): download with hashing,
 ///   bundle and member verification, extraction, pack check, the atomic swap, fsyncs;
+/// - the same install through the library (`corpus-bench install-client`) over libcurl and over
+///   URLSession, alternating; URLSession's time is reported as a ratio to libcurl's (no goal);
 /// - the peer: `curl -o F URL && openssl dgst -sha256 F && unzip -q F -d DIR`.
 /// Dirty pages are flushed (untimed) between runs. Prints `key=value` lines and `RESULT` lines:
 /// best-of-N ratio corpus / peer (goal <= 1.0) and corpus's peak RSS (goal <= 64 MiB).
@@ -37,6 +39,22 @@ enum InstallBench {
         defer { server.stop() }
         let home = "\(work)/home", naive = "\(work)/naive"
         var corpusTimes: [Double] = [], naiveTimes: [Double] = [], rss: [Int] = []
+        var libraryTimes: [String: [Double]] = [:], libraryRSS: [String: [Int]] = [:]
+        let bench = "\(bin)/corpus-bench"
+        /// One install through the library into a fresh home over `transport` (ClientInstallBench).
+        func libraryInstall(_ transport: String) throws {
+            FileIO.remove(home)
+            BenchProcess.flushDisk()
+            let r = try BenchProcess.run(bench, ["install-client", "--home", home, "--remote", server.url, "--trust", "\(tree)/keys/root.pub",
+                                                 "--id", "big", "--transport", transport], measureRSS: true)
+            guard r.status == 0 else { throw BuildBench.BenchError("install-client over \(transport) exited \(r.status): \(r.stderr)") }
+            guard FileIO.fileSize("\(home)/corpora/bench/big/current/vectors.bin") != nil else {
+                throw BuildBench.BenchError("install-client over \(transport) left no vectors.bin")
+            }
+            libraryTimes[transport, default: []].append(r.seconds)
+            libraryRSS[transport, default: []].append(r.peakRSSKiB ?? 0)
+            FileIO.remove(home)
+        }
         for round in 1...rounds {
             FileIO.remove(home)
             try BenchProcess.check(corpus, ["--home", home, "--quiet", "remote", "add", "bench", server.url, "--trust", "\(tree)/keys/root.pub"])
@@ -49,6 +67,8 @@ enum InstallBench {
             corpusTimes.append(c.seconds)
             rss.append(c.peakRSSKiB ?? 0)
             FileIO.remove(home)
+            // The library over each transport, in alternating order from round to round.
+            for transport in round % 2 == 1 ? ["curl", "urlsession"] : ["urlsession", "curl"] { try libraryInstall(transport) }
 
             FileIO.remove(naive)
             try FileIO.createDirectory(naive)
@@ -59,8 +79,8 @@ enum InstallBench {
             naiveTimes.append(n.seconds)
             FileIO.remove(naive)
             BenchProcess.flushDisk()
-            print(String(format: "round_%d corpus_install_s=%.2f naive_s=%.2f corpus_peak_rss_mib=%.1f", round, c.seconds, n.seconds,
-                         Double(c.peakRSSKiB ?? 0) / 1024))
+            print(String(format: "round_%d corpus_install_s=%.2f naive_s=%.2f corpus_peak_rss_mib=%.1f library_curl_s=%.2f library_urlsession_s=%.2f",
+                         round, c.seconds, n.seconds, Double(c.peakRSSKiB ?? 0) / 1024, libraryTimes["curl"]!.last!, libraryTimes["urlsession"]!.last!))
         }
         let best = corpusTimes.min()!, peer = naiveTimes.min()!
         let peakMiB = Double(rss.max()!) / 1024
@@ -70,6 +90,14 @@ enum InstallBench {
         print(String(format: "corpus_peak_rss_mib=%.1f (goal <= 64)", peakMiB))
         BenchProcess.result("install 1 GiB (best of \(rounds)) vs curl+openssl+unzip", best, "s", peer: peer, ratio: best / peer, goal: "<=1.0x")
         BenchProcess.result("install peak RSS", peakMiB, "MiB", goal: "<=64")
+        // The URLSession transport against libcurl, both through the library (docs/apple.md): reported, no goal.
+        let curlBest = libraryTimes["curl"]!.min()!, sessionBest = libraryTimes["urlsession"]!.min()!
+        let curlRSS = Double(libraryRSS["curl"]!.max()!) / 1024, sessionRSS = Double(libraryRSS["urlsession"]!.max()!) / 1024
+        print(String(format: "library_curl_best_s=%.2f library_urlsession_best_s=%.2f urlsession_vs_curl=%.2f", curlBest, sessionBest, sessionBest / curlBest))
+        print(String(format: "library_curl_peak_rss_mib=%.1f library_urlsession_peak_rss_mib=%.1f", curlRSS, sessionRSS))
+        BenchProcess.result("install 1 GiB through the library, URLSession vs libcurl transport (best of \(rounds))", sessionBest, "s",
+                            peer: curlBest, ratio: sessionBest / curlBest, goal: "report")
+        BenchProcess.result("install peak RSS through the library over URLSession (libcurl: \(String(format: "%.1f", curlRSS)) MiB)", sessionRSS, "MiB", goal: "report")
     }
 
     /// The published tree holding the one big bundle, built once.

@@ -9,6 +9,7 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "engine": EngineBench.run(args:),
     "eval": EvalBench.run(args:),
     "install": InstallBench.run,
+    "install-client": ClientInstallBench.run,
     "search-load": SearchLoadBench.run(args:),
     "sync": SyncBench.run,
     "zip-readers": ZipReaderBench.run,

@@ -1,12 +1,14 @@
 import CFuzzPool
 import Glibc
 
-/// The allocator the fuzz build gives the C libraries it does not instrument (SQLite, libxml2):
+/// The allocator the fuzz build gives the C libraries it does not instrument (SQLite, libxml2,
+/// OpenSSL):
 /// blocks kept on free lists by size class and reused.
 ///
 /// Why: under AddressSanitizer every `malloc` records a stack trace and every `free` goes through
 /// the quarantine, and SQLite's FTS5 and libxml2's HTML parser allocate for every expression and
-/// every node: that was most of the FTSQuery target's time and a large share of IngestHTML's.
+/// every node, and OpenSSL for every key and digest context: that was most of the FTSQuery
+/// target's time and a large share of IngestHTML's and EntitlementToken's.
 /// Neither library is instrumented, and our code only reads what they return or hands them
 /// copies, so ASan on their heaps finds nothing the pool loses; the targets' own Swift
 /// allocations still go through ASan. Single-threaded, as a fuzz target runs. Blocks on a free
@@ -46,6 +48,16 @@ public enum AllocatorPool {
                 return copy.assumingMemoryBound(to: CChar.self)
             })
         precondition(rc == 0, "xmlMemSetup returned \(rc)")
+    }
+
+    /// Installs the pool as OpenSSL's allocator; must run before OpenSSL's first allocation
+    /// (false when it was too late, and OpenSSL keeps its own).
+    @discardableResult
+    public static func installForOpenSSL() -> Bool {
+        CRYPTO_set_mem_functions(
+            { n, _, _ in AllocatorPool.allocate(max(n, 1)) },
+            { p, n, _, _ in AllocatorPool.reallocate(p, max(n, 1)) },
+            { p, _, _ in AllocatorPool.free(p) }) == 1
     }
 
     /// Size classes of 2^4 … 2^16 bytes; a larger request is its own block (class `large`).

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzPool
 
 /// The fuzz targets, by name. They are linked into one binary (one compile and one link for all
 /// of them, which keeps `make test`'s smoke short); `scripts/fuzz-build.sh` gives it one hard
@@ -31,6 +32,14 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeM
         exit(2)
     }
     selectedTarget = target.run
+    // Before any target touches the C libraries: their allocations go to the pool, outside
+    // AddressSanitizer (Fuzz/Pool/AllocatorPool.swift says why).
+    guard AllocatorPool.installForOpenSSL() else {
+        FileHandle.standardError.write(Data("fuzz: OpenSSL allocated before LLVMFuzzerInitialize; its allocator cannot be replaced\n".utf8))
+        exit(2)
+    }
+    AllocatorPool.installForSQLite()
+    AllocatorPool.installForLibXML2()
     target.initialize()
     return 0
 }

@@ -1,5 +1,5 @@
 // libzip writes (and, on Linux, can read) archives; an app on an Apple platform cannot link it (docs/apple.md).
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !CORPUS_APPLE_SEAMS
 import Foundation
 internal import CZip
 #if canImport(Glibc)

@@ -7,7 +7,7 @@ public enum ZipImplementation: String, Sendable, CaseIterable {
     /// zlib's raw inflate over the pre-checked layout (`InflateZipArchive`): the only one on Apple
     /// platforms, where an app cannot link libzip.
     case zlib
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !CORPUS_APPLE_SEAMS
     /// libzip with `ZIP_CHECKCONS` (`ZipArchive`): Linux's default.
     case libzip
     #endif
@@ -15,7 +15,7 @@ public enum ZipImplementation: String, Sendable, CaseIterable {
     /// zlib on Apple platforms and in a Linux build with `-Xswiftc -DCORPUS_ZLIB_READER`
     /// (docs/apple.md), libzip otherwise.
     public static var platformDefault: ZipImplementation {
-        #if canImport(Darwin) || CORPUS_ZLIB_READER
+        #if canImport(Darwin) || CORPUS_ZLIB_READER || CORPUS_APPLE_SEAMS
         return .zlib
         #else
         return .libzip

@@ -1,5 +1,5 @@
 import Foundation
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !CORPUS_APPLE_SEAMS
 internal import CZip
 #endif
 #if canImport(Glibc)
@@ -36,14 +36,14 @@ public final class ZipReader {
         switch implementation {
         case .zlib:
             backend = InflateZipArchive(adopting: fd, path: path, directory: directory, layout: layout)
-        #if !canImport(Darwin)
+        #if !canImport(Darwin) && !CORPUS_APPLE_SEAMS
         case .libzip:
             backend = try Self.openLibzip(adopting: fd, path: path, directory: directory)
         #endif
         }
     }
 
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !CORPUS_APPLE_SEAMS
     /// libzip's side, which must see the members the pre-check saw, under the same names.
     private static func openLibzip(adopting fd: Int32, path: String, directory: ZipCentralDirectory) throws -> ZipArchive {
         let zip: ZipArchive

@@ -34,6 +34,7 @@ final class XMLTree {
     /// Parses bytes.
     init(_ bytes: [UInt8], flavor: Flavor) throws(Failure) {
         _ = Self.initialized
+        cxml2_silence_generic_errors()
         guard bytes.count < Int(Int32.max), let ctxt = flavor == .html ? htmlNewParserCtxt() : xmlNewParserCtxt() else { throw .unparsable }
         defer { flavor == .html ? htmlFreeParserCtxt(ctxt) : xmlFreeParserCtxt(ctxt) }
         let parsed: xmlDocPtr? = bytes.withUnsafeBufferPointer { buf in

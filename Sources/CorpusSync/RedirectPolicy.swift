@@ -46,5 +46,4 @@ enum RedirectPolicy {
             + "which the remote does not name as a storage origin (corpus remote add … --storage \(target.scheme)://\(target.host):\(target.port))")
     }
 
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 }

@@ -22,7 +22,8 @@ final class ClientTestEnvironment: HomeSnapshotting, @unchecked Sendable {
         tree = try StaticTreeFixture(bundleSize: 64)
         server = try MisbehavingServer(root: tree.root)
         client = CorpusClient(home: home, retry: RetryPolicy(attemptsPerSource: 1, initialBackoff: 0.01, maxBackoff: 0.01),
-                              httpConfiguration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2))
+                              httpConfiguration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2,
+                                                                         transport: TestTransport.factory))
         // No total catalog deadline in-process (see SyncTestEnvironment.fetcher).
         client.catalogDeadline = nil
         _ = try client.addRemote(name: "main", url: server.baseURL, mirrors: [], trust: tree.pinnedKey)

@@ -3,6 +3,7 @@ import CorpusTestSupport
 import Foundation
 import Testing
 @testable import CorpusSync
+import CorpusURLSession
 
 @Suite struct HTTPClientTests {
     @Test func conditionalGetReturns304WithoutBody() async throws {
@@ -52,12 +53,25 @@ import Testing
         #expect(server.requestCount == 6)
     }
 
+    @Test func urlSessionRefusesAPrivateCABundleRatherThanIgnoringIt() async throws {
+        let env = try SyncTestEnvironment()
+        let server = try env.server()
+        let client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: 2, caBundle: "/nonexistent/ca.pem",
+                                                                           transport: .urlSession))
+        await #expect(throws: TransportError.network(reason: "the URLSession transport cannot use a private CA bundle; use the libcurl transport")) {
+            try await client.get(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: 4096))
+        }
+        #expect(server.requestCount == 0)
+    }
+
     @Test func requestDescriptionNeverShowsTheToken() {
         let r = HTTPRequest(url: "https://example.invalid/x", headers: ["Authorization": "Bearer smuggled"], bearerToken: "s3cret", maxBodyBytes: 1)
         #expect(!r.description.contains("s3cret") && r.headers.isEmpty)
     }
 
-    @Test(.enabled(if: NginxTLSFront.isAvailable))
+    // A private CA bundle is a libcurl option; URLSession on Linux has none (docs/apple.md), and
+    // the test below checks that it refuses one instead of ignoring it.
+    @Test(.enabled(if: NginxTLSFront.isAvailable && TestTransport.isCurl))
     func httpsWorksWithVerificationOnAndRefusesADowngradeRedirect() async throws {
         let env = try SyncTestEnvironment()
         let plain = try env.server()

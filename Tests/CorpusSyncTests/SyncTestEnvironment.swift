@@ -18,7 +18,8 @@ final class SyncTestEnvironment: HomeSnapshotting, @unchecked Sendable {
         home = HomeLayout(root: homeDir.path)
         try home.createFolders()
         tree = try StaticTreeFixture(bundleSize: bundleSize)
-        client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: stallTimeout))
+        client = try HTTPClient(configuration: HTTPClientConfiguration(connectTimeout: 2, stallTimeout: stallTimeout,
+                                                                       transport: TestTransport.factory))
     }
 
     deinit { servers.forEach { $0.stop() } }

@@ -84,6 +84,11 @@ public struct ContentRange: Sendable, Equatable {
 public struct HTTPResponse: Sendable {
     public var head: HTTPResponseHead
     public var body: Data
+
+    public init(head: HTTPResponseHead, body: Data) {
+        self.head = head
+        self.body = body
+    }
 }
 
 /// Knobs of `HTTPClient`; tests shrink the timeouts.
@@ -95,14 +100,17 @@ public struct HTTPClientConfiguration: Sendable {
     /// Bytes per second a transfer must average over each `stallTimeout` window, so a server
     /// trickling a byte now and then cannot hold a client forever (TUF slow retrieval).
     public var minimumBytesPerSecond: Double = 1024
-    /// Redirects the client follows itself (libcurl's automatic following is off).
+    /// Redirects the client follows itself (the transport's own following is off).
     public var maxRedirects: Int = 5
     /// A PEM file of CA certificates to trust instead of the system store (for private hosts).
     public var caBundle: String?
     public var userAgent: String = "corpus/1"
+    /// The transport (`.curl`, `.urlSession`); nil: the platform's default (`HTTPTransportFactory`).
+    public var transport: HTTPTransportFactory?
 
     public init(connectTimeout: Double = 15, stallTimeout: Double = 30, minimumBytesPerSecond: Double = 1024,
-                maxRedirects: Int = 5, caBundle: String? = nil) {
+                maxRedirects: Int = 5, caBundle: String? = nil, transport: HTTPTransportFactory? = nil) {
+        self.transport = transport
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
         self.minimumBytesPerSecond = minimumBytesPerSecond
@@ -111,8 +119,8 @@ public struct HTTPClientConfiguration: Sendable {
     }
 }
 
-/// A flag set when the async task waiting on a blocking transfer is cancelled; libcurl's
-/// progress callback polls it and aborts the transfer.
+/// A flag set when the async task waiting on a blocking transfer is cancelled; the transport
+/// polls it (through `TransferState.progress`) and aborts the transfer.
 public final class CancellationFlag: @unchecked Sendable {
     // @unchecked: the only state is a Bool guarded by `lock`.
     private let lock = NSLock()
