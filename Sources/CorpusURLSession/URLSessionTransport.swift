@@ -55,7 +55,9 @@ final class URLSessionTransport: HTTPTransport {
         // shared workers, which a 2-core machine has few of and blocked work elsewhere in the
         // process can take them all; then the delegate calls wait (seen: a loopback 302 not
         // delivered within 2 s). A serial queue always gets a thread.
-        queue.underlyingQueue = DispatchQueue(label: "corpus.http.urlsession.delegate")
+        // `underlyingQueue` is unowned(unsafe): the delegate, which the session keeps until it is
+        // invalidated and its last call made, owns the queue.
+        queue.underlyingQueue = events.queue
         session = URLSession(configuration: c, delegate: events, delegateQueue: queue)
     }
 
@@ -214,6 +216,8 @@ final class SessionEvents: NSObject, URLSessionDataDelegate, @unchecked Sendable
     // @unchecked: `mailboxes` is only touched while `lock` is held.
     private let lock = NSLock()
     private var mailboxes: [Int: SessionMailbox] = [:]
+    /// The serial queue the delegate's OperationQueue runs on (see `URLSessionTransport.init`).
+    let queue = DispatchQueue(label: "corpus.http.urlsession.delegate")
 
     func register(_ task: Int, _ mailbox: SessionMailbox) { lock.withLock { mailboxes[task] = mailbox } }
     func unregister(_ task: Int) { _ = lock.withLock { mailboxes.removeValue(forKey: task) } }

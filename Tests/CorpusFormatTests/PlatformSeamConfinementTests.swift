@@ -52,15 +52,30 @@ import Testing
     }
 
     /// libzip (`CZip`) is a Linux-only dependency of `CorpusFormat`: every file of it that imports
-    /// libzip is compiled only off Apple platforms, where the zlib reader is the only one.
+    /// libzip is compiled only off Apple platforms, where the zlib reader is the only one, and not
+    /// in a `-DCORPUS_APPLE_SEAMS` build (scripts/apple-seams.sh).
     @Test func libzipIsImportedInCorpusFormatOnlyOffApplePlatforms() throws {
         let users = try Self.swiftSources().filter { $0.path.hasPrefix("Sources/CorpusFormat/") && $0.text.contains("import CZip") }
         #expect(users.map(\.path).sorted() == ["BundleWriter", "DeltaWriter", "EmbedderArtifactWriter", "ZipArchive", "ZipDeflatedSource", "ZipReader"]
             .map { "Sources/CorpusFormat/\($0).swift" })
         for file in users where !file.path.hasSuffix("ZipReader.swift") {
-            #expect(file.text.hasPrefix("#if !canImport(Darwin)\n") && file.text.hasSuffix("#endif\n"), "\(file.path)")
+            #expect(file.text.hasPrefix(Self.offApple) && file.text.hasSuffix("#endif\n"), "\(file.path)")
         }
         let reader = try #require(users.first { $0.path.hasSuffix("ZipReader.swift") }).text
-        #expect(reader.contains("#if !canImport(Darwin)\ninternal import CZip\n#endif"))
+        #expect(reader.contains(Self.offApple + "internal import CZip\n#endif"))
+    }
+
+    static let offApple = "#if !canImport(Darwin) && !CORPUS_APPLE_SEAMS\n"
+
+    /// libcurl is the client's transport on Linux only: in `CorpusSync` one file imports it, compiled
+    /// only off Apple platforms and not in a `-DCORPUS_APPLE_SEAMS` build; nothing in the engine,
+    /// the formats or the URLSession transport does.
+    @Test func libcurlIsImportedByTheClientOnlyInItsLinuxTransport() throws {
+        let users = try Self.swiftSources().filter {
+            ["Sources/CorpusSync/", "Sources/CorpusEngine/", "Sources/CorpusFormat/", "Sources/CorpusHTTP/", "Sources/CorpusURLSession/"]
+                .contains(where: $0.path.hasPrefix) && ($0.text.contains("import CCurl") || $0.text.contains("import CorpusCurl"))
+        }
+        #expect(users.map(\.path) == ["Sources/CorpusSync/CurlTransport.swift"])
+        for file in users { #expect(file.text.hasPrefix(Self.offApple) && file.text.hasSuffix("#endif\n"), "\(file.path)") }
     }
 }
