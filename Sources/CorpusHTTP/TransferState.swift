@@ -34,7 +34,9 @@ package final class TransferState {
     package var stoppedQuietly = false
     package var failure: Error?
     var received: Int64 = 0
-    var lastProgressBytes: Int64 = -1
+    /// 0 from the start, so the first progress report (which may come late on a loaded machine)
+    /// does not restart the stall clock: silence is counted from the transfer's start.
+    var lastProgressBytes: Int64 = 0
     var lastProgressTime = DispatchTime.now().uptimeNanoseconds
     var windowStart = DispatchTime.now().uptimeNanoseconds
     var windowStartBytes: Int64 = 0

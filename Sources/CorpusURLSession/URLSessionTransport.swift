@@ -83,8 +83,6 @@ final class URLSessionTransport: HTTPTransport {
         events.register(task.taskIdentifier, mailbox)
         defer { events.unregister(task.taskIdentifier) }
         task.resume()
-        // The stall clocks start now, as libcurl's first progress call starts them.
-        _ = state.progress(downloaded: 0)
 
         var received: Int64 = 0
         var stopped = false
