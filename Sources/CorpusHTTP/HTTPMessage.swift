@@ -44,7 +44,12 @@ public struct HTTPResponseHead: Sendable, Equatable {
 
     public var etag: String? { self["etag"] }
     public var lastModified: String? { self["last-modified"] }
-    public var contentLength: Int64? { self["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
+    public var contentLength: Int64? { Self.contentLength(headers) }
+
+    /// `Content-Length` of lower-cased `headers`, for a transport that has no head yet.
+    package static func contentLength(_ headers: [String: String]) -> Int64? {
+        headers["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
 
     /// `Content-Range: bytes FIRST-LAST/TOTAL` parsed, or nil when absent or malformed.
     public var contentRange: ContentRange? { self["content-range"].flatMap(ContentRange.init(header:)) }

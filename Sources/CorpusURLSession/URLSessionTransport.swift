@@ -135,7 +135,7 @@ final class URLSessionTransport: HTTPTransport {
     private static func bodyIsComplete(_ state: TransferState, received: Int64) -> Bool {
         guard state.status != 0 else { return false }
         if state.status == 204 || state.status == 304 { return true }
-        guard let length = state.headers["content-length"].flatMap({ Int64($0) }) else { return false }
+        guard let length = HTTPResponseHead.contentLength(state.headers) else { return false }
         return received >= length
     }
 
@@ -145,7 +145,7 @@ final class URLSessionTransport: HTTPTransport {
     private static func transportError(_ error: Error?, url: URL, state: TransferState, received: Int64) -> TransportError? {
         let host = "\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")"
         guard let error else {
-            if let length = state.headers["content-length"].flatMap({ Int64($0) }), received < length, state.status != 304 {
+            if let length = HTTPResponseHead.contentLength(state.headers), received < length, state.status != 304 {
                 return .network(reason: "the response from \(host) ended after \(received) of \(length) bytes")
             }
             return nil
