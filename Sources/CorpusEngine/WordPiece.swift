@@ -17,6 +17,10 @@ public struct WordPieceTokenizer: Sendable {
     /// Keys are the UTF-8 bytes of each vocabulary line. Not `String`: Swift's `String`
     /// equality is canonical equivalence, and vocabulary entries must match byte for byte.
     private let vocabulary: [[UInt8]: Int32]
+    /// The longest vocabulary key in bytes: a longer candidate cannot match, so `wordPieces`
+    /// starts below it (MiniLM's is 18 bytes; words run to 100 scalars, and trying every
+    /// longer candidate first was most of a long word's cost).
+    private let longestKey: Int
 
     /// Loads `vocab.txt`: one token a line, the id is the line number.
     public init(vocabularyFile: URL) throws {
@@ -52,6 +56,7 @@ public struct WordPieceTokenizer: Sendable {
             return id
         }
         self.vocabulary = vocabulary
+        self.longestKey = vocabulary.keys.map(\.count).max() ?? 0
         self.clsID = try special("[CLS]")
         self.sepID = try special("[SEP]")
         self.unkID = try special("[UNK]")
@@ -88,7 +93,9 @@ public struct WordPieceTokenizer: Sendable {
         var start = 0
         var key: [UInt8] = []
         while start < word.count {
+            let marker = start > 0 ? 2 : 0
             var end = word.count
+            while end > start, marker + utf8Offsets[end] - utf8Offsets[start] > longestKey { end -= 1 }
             var match: Int32?
             while start < end {
                 key.removeAll(keepingCapacity: true)
