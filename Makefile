@@ -23,6 +23,7 @@ test: bootstrap
 	scripts/fetch-model.sh || echo "warning: could not fetch the MiniLM weights; model tests will be skipped"
 	swift build --build-tests
 	swift test --skip-build
+	scripts/test-urlsession.sh
 	$(MAKE) fuzz-smoke
 	@if [ -d ../shared ] && [ -x ../shared/contract-check ] && [ -d catalog ]; then ../shared/contract-check; fi
 
@@ -56,11 +57,11 @@ fuzz-smoke:
 tsan: bootstrap
 	scripts/tsan.sh
 
-# The client's download and catalog suite a second time, over URLSession, one test at a time. Not
-# yet part of `make test`: docs/apple.md "HTTP transport" says why.
+# The client's download and catalog suite a second time, over URLSession, one test at a time (part
+# of `make test`; docs/apple.md "HTTP transport").
 test-urlsession: bootstrap
 	swift build --build-tests
-	CORPUS_TEST_TRANSPORT=urlsession swift test --skip-build --filter CorpusSyncTests --no-parallel
+	scripts/test-urlsession.sh
 
 # The client and engine built with only the seams an Apple platform has (URLSession, zlib), linked
 # and checked for libcurl and libzip (docs/apple.md "HTTP transport").
