@@ -27,7 +27,7 @@ extension HTTPTransportFactory {
 /// - it asks for compressed bodies: `Accept-Encoding: identity` is sent, since ranges and sizes
 ///   are of the stored bytes;
 /// - it cannot slow the server down: when more than `highWater` bytes wait in the mailbox the task
-///   is suspended (on Linux FoundationNetworking pauses the transfer), and resumed below `lowWater`;
+///   is suspended, and resumed below `lowWater`; on Apple platforms only (`suspendPauses`);
 /// - on Linux it takes no private CA bundle (`HTTPClientConfiguration.caBundle`): a client given
 ///   one is refused at the first request rather than silently trusting the system store
 ///   (docs/apple.md).
@@ -38,6 +38,16 @@ final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     static let highWater = 8 << 20
     static let lowWater = 2 << 20
+    /// Whether `URLSessionTask.suspend()` pauses a transfer. Apple's does. FoundationNetworking's
+    /// takes the transfer off its libcurl multi handle, and `resume()` sends the request again
+    /// and delivers the body again from its first byte (a second head, every byte twice: seen
+    /// here, and `slowConsumerGetsEachByteExactlyOnce`), so on Linux nothing is suspended and a
+    /// consumer slower than the network lets the body wait in memory (docs/apple.md).
+    #if canImport(FoundationNetworking)
+    static let suspendPauses = false
+    #else
+    static let suspendPauses = true
+    #endif
 
     init(_ configuration: HTTPClientConfiguration) {
         self.configuration = configuration
@@ -126,6 +136,7 @@ final class URLSessionTransport: HTTPTransport {
             } else if !stopped, !state.progress(downloaded: received) {
                 stop()
             }
+            guard Self.suspendPauses else { continue }
             let waiting = mailbox.waitingBytes
             if !stopped, !suspended, waiting > Self.highWater {
                 task.suspend()

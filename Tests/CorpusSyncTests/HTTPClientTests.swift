@@ -53,6 +53,35 @@ import CorpusURLSession
         #expect(server.requestCount == 6)
     }
 
+    /// A consumer slower than the network gets every byte once, in order. URLSession on Linux
+    /// (FoundationNetworking) restarts a suspended task's transfer from its first byte on resume,
+    /// so a transport that suspends to hold memory down would deliver the body twice there.
+    @Test func slowConsumerGetsEachByteExactlyOnce() async throws {
+        let env = try SyncTestEnvironment(stallTimeout: 2)
+        var generator = SystemRandomNumberGenerator()
+        let block = Data((0..<(1 << 17)).flatMap { _ in withUnsafeBytes(of: generator.next()) { Array($0) } })
+        let content = (0..<48).reduce(into: Data(capacity: 48 << 20)) { data, _ in data.append(block) }
+        try content.write(to: URL(fileURLWithPath: env.tree.root + "/large.bin"))
+        // About 100 MB/s from the server, about 40 MB/s taken by the consumer.
+        let server = try env.server { _ in .trickle(bytes: 1 << 20, pause: 0.01) }
+        let client = env.client, cap = Int64(content.count) + 1
+        let (count, digest) = try await HTTPClient.offload { flag -> (Int, String) in
+            let hash = Digest(.sha256)
+            var count = 0
+            try client.perform(HTTPRequest(url: server.baseURL + "/large.bin", maxBodyBytes: cap), cancellation: flag,
+                               onHead: { $0.status == 200 },
+                               onBody: { chunk in
+                                   hash.update(chunk)
+                                   count += chunk.count
+                                   usleep(UInt32(chunk.count / 40))
+                               })
+            return (count, Hex.encode(hash.finalize()))
+        }
+        #expect(count == content.count)
+        #expect(digest == SHA256.hex(content))
+        #expect(server.requestCount == 1)
+    }
+
     @Test func urlSessionRefusesAPrivateCABundleRatherThanIgnoringIt() async throws {
         let env = try SyncTestEnvironment()
         let server = try env.server()
