@@ -127,8 +127,8 @@ final class URLSessionTransport: HTTPTransport {
                 // delegate queue takes to say so is this process's load, not the server's speed,
                 // so the stall and low-speed rules no longer apply. Cancelling still does. A
                 // declined redirect completes after two more trips through the delegate queue
-                // and Foundation's work queue (seen in a fresh-clone run: over 0.5 s, reported
-                // as "no data" from a server that had answered).
+                // and Foundation's work queue (taken as the cause of a fresh-clone run's "no data
+                // for 0.5 s" after a 302 the server had sent at once).
                 if state.cancellation?.isCancelled == true {
                     state.failure = TransportError.cancelled
                     stop()
