@@ -4,7 +4,7 @@
 # with --build-tests.
 #
 # FoundationNetworking delivers each response through two queues before the test's thread sees
-# it, and the suite's stall timeouts are 0.2-0.5 s: on a loaded machine a delivery can be late
+# it, and the suite's stall timeouts are 0.2-2 s: on a loaded machine a delivery can be late
 # enough to fire one. So a suite that fails is run once more on its own; the run passes only if
 # that rerun passes, and the first failures are printed either way (never hidden). The libcurl
 # run in `make test` gets no rerun.
