@@ -31,7 +31,7 @@ public final class HTTPServer {
                                            search: config.search.map { SearchEndpoint(backend: $0, index: catalogs) })
         core = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
                                                  inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect,
-                                                 cache: SmallFileCache(byteLimit: config.smallFileCacheBytes)),
+                                                 cache: tree.smallFileCache(byteLimit: config.smallFileCacheBytes)),
                           metrics: metrics, accessLog: config.accessLog, headDeadline: headDeadline)
         host = config.host
         let main = try MHDListener(host: config.host, port: config.port, threads: config.threads, core: core, config: config)

@@ -52,10 +52,8 @@ enum Callbacks {
 
     static func clientAddress(_ connection: OpaquePointer) -> String {
         guard let sa = corpus_mhd_client_address(connection), sa.pointee.sa_family == sa_family_t(AF_INET) else { return "-" }
-        var buf = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        var sin = UnsafeRawPointer(sa).loadUnaligned(as: sockaddr_in.self)
-        guard inet_ntop(AF_INET, &sin.sin_addr, &buf, socklen_t(buf.count)) != nil else { return "-" }
-        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let sin = UnsafeRawPointer(sa).loadUnaligned(as: sockaddr_in.self)
+        return withUnsafeBytes(of: sin.sin_addr.s_addr) { AccessLogEntry.ipv4(networkOrder: $0) }
     }
 }
 

@@ -284,7 +284,7 @@ final class RequestHandler: Sendable {
         case .full:
             guard let body = body(file, offset: 0, length: id.size, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
             let response = HTTPResponse(status: .ok, headers: headers, body: body)
-            return cacheable ? cached(response, path: path, file: file) : response
+            return cacheable ? cached(response, path: path, segments: segments, file: file) : response
         case let .partial(offset, length):
             headers.append((.contentRange, "bytes \(offset)-\(offset + length - 1)/\(id.size)"))
             guard let body = body(file, offset: offset, length: length, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
@@ -298,10 +298,11 @@ final class RequestHandler: Sendable {
 
     /// `response` (a full 200 read into memory from `file`) built once and kept in the cache, when
     /// the file was the same after it was read as when it was opened; else `response` as it is.
-    private func cached(_ response: HTTPResponse, path: String, file: OpenedFile) -> HTTPResponse {
+    private func cached(_ response: HTTPResponse, path: String, segments: [String], file: OpenedFile) -> HTTPResponse {
         guard case let .bytes(bytes) = response.body, file.identityNow() == file.identity,
               let prepared = PreparedResponse(response, close: false) else { return response }
-        cache.insert(path: path, identity: file.identity, response: prepared, bytes: bytes.count)
+        cache.insert(path: path, segments: segments, identity: file.identity, response: prepared, bytes: bytes.count,
+                     current: { tree.currentIdentity(segments) })
         return HTTPResponse(status: response.status, body: .prepared(prepared))
     }
 

@@ -39,8 +39,9 @@ public struct ServerConfiguration: Sendable {
     /// request rate. Memory per request stays bounded by this limit. 0 sends everything by sendfile.
     public var inlineFileLimit: Int = 16 * 1024
     /// Bytes of small files (up to `inlineFileLimit` each, 1024 files at most) whose whole 200
-    /// responses are kept and sent again while the file is unchanged (`SmallFileCache`): one
-    /// `fstatat` per request instead of open, read, close and building the response. 0 turns it off.
+    /// responses are kept and sent again while the file is unchanged (`SmallFileCache`): on Linux
+    /// one read of an inotify queue per request (elsewhere a look at the file's identity) instead
+    /// of open, read, close and building the response. 0 turns it off.
     public var smallFileCacheBytes: Int = 8 << 20
     /// How often at most the catalog pointer is checked for a new catalog.
     public var catalogCheckInterval: Duration = .seconds(1)

@@ -89,6 +89,16 @@ final class StaticTree: Sendable {
         return Self.retrying { openat(dir, segments[segments.count - 1], Self.fileFlags) }
     }
 
+    /// A `SmallFileCache` for this tree: on Linux one that learns of changes from a
+    /// `TreeChangeWatch` on it (when inotify is at hand), elsewhere one that looks at each file.
+    func smallFileCache(byteLimit: Int) -> SmallFileCache {
+        #if os(Linux)
+        return SmallFileCache(byteLimit: byteLimit, watch: byteLimit > 0 ? TreeChangeWatch(rootFD: rootFD) : nil)
+        #else
+        return SmallFileCache(byteLimit: byteLimit)
+        #endif
+    }
+
     /// Reads a small file whole (the catalog pointer and catalogs), refusing anything larger than `limit`.
     func read(_ segments: [String], limit: Int64) -> (data: Data, identity: FileIdentity)? {
         guard let file = open(segments), file.size <= limit else { return nil }

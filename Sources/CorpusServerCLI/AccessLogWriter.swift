@@ -26,9 +26,13 @@ final class AccessLogWriter: Sendable {
 
     /// Appends one entry; called on server threads.
     func append(_ entry: AccessLogEntry) {
+        // Formatted before taking the lock, which then covers one copy: the serving threads
+        // contended for it while each formatted its line inside.
+        var line: [UInt8] = []
+        line.reserveCapacity(96 + entry.path.utf8.count)
+        entry.appendLine(to: &line)
         let full = buffer.withLock { state -> Bool in
-            state.bytes.append(contentsOf: entry.description.utf8)
-            state.bytes.append(0x0A)
+            state.bytes.append(contentsOf: line)
             return state.bytes.count >= Self.flushBytes
         }
         if full { wake.signal() }

@@ -124,19 +124,19 @@ import CorpusTestSupport
         }
         for n in 0..<2 {
             let (r, id) = try prepared("f\(n).txt")
-            cache.insert(path: "f\(n).txt", identity: id, response: r, bytes: 100)
+            cache.insert(path: "f\(n).txt", segments: ["f\(n).txt"], identity: id, response: r, bytes: 100, current: { id })
         }
         // f0 used last: f1 goes when f2 comes.
         #expect(cache.response(path: "f0.txt", current: { tree.currentIdentity(["f0.txt"]) }) != nil)
         let (r2, id2) = try prepared("f2.txt")
-        cache.insert(path: "f2.txt", identity: id2, response: r2, bytes: 100)
+        cache.insert(path: "f2.txt", segments: ["f2.txt"], identity: id2, response: r2, bytes: 100, current: { id2 })
         #expect(cache.response(path: "f1.txt", current: { tree.currentIdentity(["f1.txt"]) }) == nil)
         #expect(cache.response(path: "f0.txt", current: { tree.currentIdentity(["f0.txt"]) }) != nil)
         #expect(cache.response(path: "f2.txt", current: { tree.currentIdentity(["f2.txt"]) }) != nil)
         // An identity that is not the file's now is a miss.
         #expect(cache.response(path: "f2.txt", current: { tree.currentIdentity(["f0.txt"]) }) == nil)
         let (big, bigID) = try prepared("f0.txt")
-        cache.insert(path: "big", identity: bigID, response: big, bytes: 251)
+        cache.insert(path: "big", segments: ["f0.txt"], identity: bigID, response: big, bytes: 251, current: { bigID })
         #expect(cache.response(path: "big", current: { bigID }) == nil, "larger than the whole cache: not kept")
     }
 }

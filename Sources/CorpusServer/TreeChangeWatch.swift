@@ -1,0 +1,99 @@
+#if os(Linux)
+import Glibc
+import Synchronization
+
+/// Tells whether anything changed on the paths of the files `SmallFileCache` holds, by inotify
+/// watches on each file and on every folder from the tree's root down to it.
+///
+/// The kernel queues an inotify event inside the system call that makes the change (rename,
+/// unlink, write, chmod, a folder swapped for a symlink), before that call returns. So a
+/// non-blocking read of the queue that finds it empty proves that nothing watched changed before
+/// the read began, which is what a look at the file's identity proved before, at a sixth of the
+/// cost: one `read` instead of `openat2`, `fstat` and `close` (0.5 µs against 3.4 µs here), on
+/// every request answered from the cache.
+///
+/// Any event at all counts as a change: the owner then forgets every entry and every watch
+/// (`forgetAll`), and watches are added again as files are cached again. Trees change when a
+/// publish lands, rarely; telling one changed file from another is not worth its bookkeeping.
+final class TreeChangeWatch: Sendable {
+    private let fd: Int32
+    /// `/proc/self/fd/N` of the tree's root: inotify takes paths only, and this one names the
+    /// folder the server opened even if its path was renamed or replaced since.
+    private let rootPath: String
+    /// Paths under the root (`""` the root itself) with a watch on what they named when added.
+    private let watched = Mutex<[String: Int32]>([:])
+
+    /// A change to the file or folder itself, or to the names in a folder. Not IN_ACCESS or
+    /// IN_OPEN: the server's own reads must not count.
+    private static let mask = UInt32(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+                                     | IN_DELETE_SELF | IN_MOVE_SELF)
+
+    /// nil when inotify is unavailable (no kernel support, or the per-user instance limit
+    /// `fs.inotify.max_user_instances` reached): the cache then checks each file's identity.
+    init?(rootFD: Int32) {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        self.fd = fd
+        rootPath = "/proc/self/fd/\(rootFD)"
+    }
+
+    deinit { close(fd) }
+
+    /// Watches the root, each folder on the way to `segments` and the file itself. False when a
+    /// watch could not be added (the path is gone, or `fs.inotify.max_user_watches` is reached):
+    /// the file must not be cached then.
+    func watch(_ segments: [String]) -> Bool {
+        var relative = ""
+        for (i, segment) in ([""] + segments).enumerated() {
+            if i > 1 { relative += "/" }
+            relative += segment
+            if watched.withLock({ $0[relative] }) != nil { continue }
+            // IN_DONT_FOLLOW: a symlink on the way is refused (IN_ONLYDIR) or watched itself, never
+            // followed. Not on the root, which is reached through /proc's link to it.
+            let isFile = i == segments.count
+            let flags = i == 0 ? Self.mask : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
+            let wd = inotify_add_watch(fd, i == 0 ? rootPath : rootPath + "/" + relative, flags)
+            guard wd >= 0 else { return false }
+            watched.withLock { $0[relative] = wd }
+        }
+        return true
+    }
+
+    /// Reads every queued event; true when there was one that tells of a change (or the queue
+    /// overflowed, or could not be read), false when the queue was empty.
+    func takeChanges() -> Bool {
+        var changed = false
+        // Room for many events: a publish queues hundreds at once.
+        withUnsafeTemporaryAllocation(byteCount: 16 << 10, alignment: MemoryLayout<inotify_event>.alignment) { buffer in
+            while true {
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    if errno != EAGAIN { changed = true }
+                    return
+                }
+                if n == 0 { changed = true; return }
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= n {
+                    let event = buffer.baseAddress!.advanced(by: offset).loadUnaligned(as: inotify_event.self)
+                    // IN_IGNORED alone follows `forgetAll` removing a watch; a deleted file's
+                    // IN_IGNORED comes after its IN_DELETE_SELF, which counts.
+                    if event.mask != UInt32(IN_IGNORED) { changed = true }
+                    offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                }
+            }
+        }
+        return changed
+    }
+
+    /// Removes every watch: after a change, a path may name another file or folder than the one
+    /// its watch is on.
+    func forgetAll() {
+        let descriptors = watched.withLock { w -> [Int32] in
+            defer { w.removeAll() }
+            return Array(Set(w.values))
+        }
+        for wd in descriptors { _ = inotify_rm_watch(fd, wd) }
+    }
+}
+#endif
