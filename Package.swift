@@ -40,7 +40,8 @@ let package = Package(
         // formats verify with CryptoKit, read zips with zlib alone (the writers, publisher-side, are
         // compiled only with libzip) and the engine multiplies with Accelerate (docs/apple.md).
         .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])),
-                                                     .target(name: "CZip", condition: .when(platforms: [.linux])), "CZlib"]),
+                                                     .target(name: "CZip", condition: .when(platforms: [.linux])), "CZlib",
+                                                     .target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
         .target(name: "CorpusCurl", dependencies: ["CCurl"]),

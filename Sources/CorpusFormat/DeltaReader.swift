@@ -53,10 +53,8 @@ public final class DeltaReader {
     public func extractVectors(of document: DeltaDocument, to path: String) throws {
         var done = false
         defer { if !done { FileIO.remove(path) } }
-        try FileIO.writeNew(path) { fd, p in
-            try vetted.stream(DeltaLayout.vectors, declared: document.members[DeltaLayout.vectors]!, progress: nil) { chunk in
-                try FileIO.writeAll(fd, chunk, path: p)
-            }
+        try FileIO.writeNew(path) { file in
+            try vetted.stream(DeltaLayout.vectors, declared: document.members[DeltaLayout.vectors]!, progress: nil, sink: file.write)
         }
         done = true
     }

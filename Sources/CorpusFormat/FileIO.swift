@@ -50,15 +50,15 @@ public enum FileIO {
     /// Creates the file `path`, which must not exist, writes `data` and fsyncs it; no rename, for a
     /// file inside a folder that is itself renamed into place once complete (an install's staging).
     public static func writeNew(_ data: Data, to path: String, mode: mode_t = 0o644) throws {
-        try writeNew(path, mode: mode) { fd, p in try data.withUnsafeBytes { try writeAll(fd, $0, path: p) } }
+        try writeNew(path, mode: mode) { file in try data.withUnsafeBytes { try file.write($0) } }
     }
 
-    /// `writeNew` for content `body` writes itself to the open descriptor (streamed members).
-    public static func writeNew(_ path: String, mode: mode_t = 0o644, _ body: (Int32, String) throws -> Void) throws {
+    /// `writeNew` for content `body` writes itself, front to back (streamed members).
+    public static func writeNew(_ path: String, mode: mode_t = 0o644, _ body: (NewFileWriter) throws -> Void) throws {
         let fd = SystemCall.retrying { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw FormatError.io(operation: "create", path: path, errno: errno) }
         defer { close(fd) }
-        try body(fd, path)
+        try body(NewFileWriter(fd: fd, path: path))
         guard fsync(fd) == 0 else { throw FormatError.io(operation: "fsync", path: path, errno: errno) }
     }
 

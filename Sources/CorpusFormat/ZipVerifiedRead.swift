@@ -82,11 +82,9 @@ extension ZipReader {
         try FileIO.writeNew(manifest.bytes, to: "\(directory)/\(manifest.name)")
         try FileIO.writeNew(Data(signature.text.utf8), to: "\(directory)/\(signature.name)")
         for member in payload {
-            try FileIO.writeNew("\(directory)/\(member.name)") { fd, p in
+            try FileIO.writeNew("\(directory)/\(member.name)") { file in
                 try streamVerified(at: member.index, name: member.name, declared: member.declared, chunkSize: chunkSize,
-                                   progress: progress) { chunk in
-                    try FileIO.writeAll(fd, chunk, path: p)
-                }
+                                   progress: progress, sink: file.write)
             }
         }
     }
