@@ -81,7 +81,10 @@ extension ZipReader {
                        progress: ((BundleProgress) -> Void)?) throws {
         try FileIO.writeNew(manifest.bytes, to: "\(directory)/\(manifest.name)")
         try FileIO.writeNew(Data(signature.text.utf8), to: "\(directory)/\(signature.name)")
-        for member in payload {
+        // Largest first: its writeback (`NewFileWriter`) then goes on while the smaller members
+        // are inflated, instead of the fsync at the end waiting for the disk alone. For the
+        // 1 GiB bench bundle the disk took 1.4 s after the vectors' last write when the pack came first.
+        for member in payload.sorted(by: { $0.declared.size > $1.declared.size }) {
             try FileIO.writeNew("\(directory)/\(member.name)") { file in
                 try streamVerified(at: member.index, name: member.name, declared: member.declared, chunkSize: chunkSize,
                                    progress: progress, sink: file.write)
