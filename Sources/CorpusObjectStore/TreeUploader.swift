@@ -50,7 +50,7 @@ public enum TreeUploader {
             try checkApart(privateLocation, from: publicLocation)
         }
         try checkNotBehind(inventory.pointer, location: publicLocation, client: client)
-        if let privateLocation, !entitled.isEmpty { try checkPrivate(privateLocation, client: client, tree: tree) }
+        if let privateLocation, !entitled.isEmpty { try checkPrivate(privateLocation, client: client) }
 
         var summary = TreeUploadSummary(catalogVersion: inventory.pointer.version, unreferenced: inventory.unreferenced)
         var expected: [S3Location: Set<String>] = [publicLocation: []]
@@ -129,13 +129,16 @@ public enum TreeUploader {
 
     /// Before any entitled byte is written: a probe object in the private location must be
     /// refused to an anonymous reader.
-    static func checkPrivate(_ location: S3Location, client: S3Client, tree: String) throws(ObjectStoreError) {
-        let probe = "\(tree)/.staging-probe-\(getpid())"
-        FileManager.default.createFile(atPath: probe, contents: Data("corpusd private-location probe\n".utf8))
+    static func checkPrivate(_ location: S3Location, client: S3Client) throws(ObjectStoreError) {
+        // In the temporary folder, not in the tree, which may be read-only (a mounted build output).
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("corpusd-private-probe-\(getpid())-\(UInt32.random(in: .min ... .max))").path
+        let content = Data("corpusd private-location probe\n".utf8)
+        guard FileManager.default.createFile(atPath: probe, contents: content) else {
+            throw .localFile(path: probe, reason: "it could not be created (the probe object that checks the private location; set TMPDIR to a writable folder)")
+        }
         defer { FileIO.remove(probe) }
         let key = location.key(for: probeName)
-        try client.put(bucket: location.bucket, key: key, file: probe, sha256: SHA256.hex(Data("corpusd private-location probe\n".utf8)),
-                       contentType: "text/plain", cacheControl: "no-store")
+        try client.put(bucket: location.bucket, key: key, file: probe, sha256: SHA256.hex(content), contentType: "text/plain", cacheControl: "no-store")
         let status = try client.anonymousStatus(bucket: location.bucket, key: key)
         try client.delete(bucket: location.bucket, key: key)
         if (200..<300).contains(status) { throw .privateLocationPublic(location: location.description) }
