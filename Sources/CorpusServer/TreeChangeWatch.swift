@@ -28,13 +28,21 @@ final class TreeChangeWatch: Sendable {
     private static let mask = UInt32(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
                                      | IN_DELETE_SELF | IN_MOVE_SELF)
 
-    /// nil when inotify is unavailable (no kernel support, or the per-user instance limit
-    /// `fs.inotify.max_user_instances` reached): the cache then checks each file's identity.
+    /// nil when inotify is unavailable (no kernel support, the per-user instance limit
+    /// `fs.inotify.max_user_instances` reached, or no /proc to name the root by): the cache then
+    /// checks each file's identity.
     init?(rootFD: Int32) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
+        let rootPath = "/proc/self/fd/\(rootFD)"
+        let wd = inotify_add_watch(fd, rootPath, Self.mask | UInt32(IN_ONLYDIR))
+        guard wd >= 0 else {
+            close(fd)
+            return nil
+        }
         self.fd = fd
-        rootPath = "/proc/self/fd/\(rootFD)"
+        self.rootPath = rootPath
+        watched.withLock { $0[""] = wd }
     }
 
     deinit { close(fd) }
@@ -51,7 +59,7 @@ final class TreeChangeWatch: Sendable {
             // IN_DONT_FOLLOW: a symlink on the way is refused (IN_ONLYDIR) or watched itself, never
             // followed. Not on the root, which is reached through /proc's link to it.
             let isFile = i == segments.count
-            let flags = i == 0 ? Self.mask : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
+            let flags = i == 0 ? Self.mask | UInt32(IN_ONLYDIR) : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
             let wd = inotify_add_watch(fd, i == 0 ? rootPath : rootPath + "/" + relative, flags)
             guard wd >= 0 else { return false }
             watched.withLock { $0[relative] = wd }
