@@ -12,16 +12,38 @@ import Synchronization
 /// cost: one `read` instead of `openat2`, `fstat` and `close` (0.5 µs against 3.4 µs here), on
 /// every request answered from the cache.
 ///
-/// Any event at all counts as a change: the owner then forgets every entry and every watch
-/// (`forgetAll`), and watches are added again as files are cached again. Trees change when a
-/// publish lands, rarely; telling one changed file from another is not worth its bookkeeping.
+/// An event counts as a change when it is about a watched file or folder itself (written, its
+/// mode changed, deleted, moved) or about a watched path's name in its folder (something renamed
+/// over it, or it renamed away). Events about other names in a watched folder do not count: a
+/// file written beside the tree's cached files (a log, a publish's new bundles) leaves them
+/// cached. On a change the owner forgets every entry and every watch (`forgetAll`), and watches
+/// are added again as files are cached again; trees change when a publish lands, rarely.
 final class TreeChangeWatch: Sendable {
     private let fd: Int32
     /// `/proc/self/fd/N` of the tree's root: inotify takes paths only, and this one names the
     /// folder the server opened even if its path was renamed or replaced since.
     private let rootPath: String
-    /// Paths under the root (`""` the root itself) with a watch on what they named when added.
-    private let watched = Mutex<[String: Int32]>([:])
+
+    private struct Watches {
+        /// Paths under the root (`""` the root itself) with a watch on what they named when added.
+        var byPath: [String: Int32] = [:]
+        /// The paths each watch was added for (one file reached by two paths has one watch).
+        var byDescriptor: [Int32: [String]] = [:]
+
+        mutating func add(_ path: String, _ wd: Int32) {
+            byPath[path] = wd
+            byDescriptor[wd, default: []].append(path)
+        }
+
+        /// Whether an event on watch `wd`, about `name` in it (nil: about the watched thing
+        /// itself), touches a watched path.
+        func touches(wd: Int32, name: String?) -> Bool {
+            guard let name else { return true }
+            return byDescriptor[wd, default: []].contains { byPath[$0.isEmpty ? name : $0 + "/" + name] != nil }
+        }
+    }
+
+    private let watched = Mutex(Watches())
 
     /// A change to the file or folder itself, or to the names in a folder. Not IN_ACCESS or
     /// IN_OPEN: the server's own reads must not count.
@@ -42,7 +64,7 @@ final class TreeChangeWatch: Sendable {
         }
         self.fd = fd
         self.rootPath = rootPath
-        watched.withLock { $0[""] = wd }
+        watched.withLock { $0.add("", wd) }
     }
 
     deinit { close(fd) }
@@ -55,14 +77,16 @@ final class TreeChangeWatch: Sendable {
         for (i, segment) in ([""] + segments).enumerated() {
             if i > 1 { relative += "/" }
             relative += segment
-            if watched.withLock({ $0[relative] }) != nil { continue }
+            if watched.withLock({ $0.byPath[relative] }) != nil { continue }
             // IN_DONT_FOLLOW: a symlink on the way is refused (IN_ONLYDIR) or watched itself, never
             // followed. Not on the root, which is reached through /proc's link to it.
             let isFile = i == segments.count
             let flags = i == 0 ? Self.mask | UInt32(IN_ONLYDIR) : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
             let wd = inotify_add_watch(fd, i == 0 ? rootPath : rootPath + "/" + relative, flags)
             guard wd >= 0 else { return false }
-            watched.withLock { $0[relative] = wd }
+            // Registered before the caller looks at the file: an event after that look names a
+            // watched path when it is read.
+            watched.withLock { $0.add(relative, wd) }
         }
         return true
     }
@@ -82,12 +106,21 @@ final class TreeChangeWatch: Sendable {
                 }
                 if n == 0 { changed = true; return }
                 var offset = 0
-                while offset + MemoryLayout<inotify_event>.size <= n {
+                let header = MemoryLayout<inotify_event>.size
+                while offset + header <= n {
                     let event = buffer.baseAddress!.advanced(by: offset).loadUnaligned(as: inotify_event.self)
-                    // IN_IGNORED alone follows `forgetAll` removing a watch; a deleted file's
-                    // IN_IGNORED comes after its IN_DELETE_SELF, which counts.
-                    if event.mask != UInt32(IN_IGNORED) { changed = true }
-                    offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                    let nameBytes = UnsafeRawBufferPointer(start: buffer.baseAddress!.advanced(by: offset + header), count: Int(event.len))
+                    offset += header + Int(event.len)
+                    if changed { continue }
+                    if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        changed = true
+                    } else if event.mask != UInt32(IN_IGNORED) {
+                        // IN_IGNORED alone follows `forgetAll` removing a watch; a deleted file's
+                        // IN_IGNORED comes after its IN_DELETE_SELF, which counts.
+                        // The name is NUL-padded to `len`.
+                        let name = event.len == 0 ? nil : String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                        changed = watched.withLock { $0.touches(wd: event.wd, name: name) }
+                    }
                 }
             }
         }
@@ -98,8 +131,8 @@ final class TreeChangeWatch: Sendable {
     /// its watch is on.
     func forgetAll() {
         let descriptors = watched.withLock { w -> [Int32] in
-            defer { w.removeAll() }
-            return Array(Set(w.values))
+            defer { w = Watches() }
+            return Array(w.byDescriptor.keys)
         }
         for wd in descriptors { _ = inotify_rm_watch(fd, wd) }
     }

@@ -81,7 +81,10 @@ final class Stop: Sendable {
             try h.write(contentsOf: Data("[".utf8))
             try h.close()
         }),
-        ("another file added to the root", { _ = try $0.write("new.txt", "n") }),
+        ("renamed away and back", { dir in
+            try FileManager.default.moveItem(atPath: dir.url("catalogs/1.json"), toPath: dir.url("catalogs/1.json.old"))
+            try FileManager.default.moveItem(atPath: dir.url("catalogs/1.json.old"), toPath: dir.url("catalogs/1.json"))
+        }),
     ]
 
     @Test(arguments: changes.indices)
@@ -99,6 +102,29 @@ final class Stop: Sendable {
             try c.insert("catalogs/1.json")
             #expect(c.hit("catalogs/1.json"), "\(name)")
         }
+    }
+
+    /// A publish writes new bundles and catalogs beside the cached files, and a careless operator
+    /// may keep a log in the tree: changes to names no cached path goes through leave the cache
+    /// as it is (and still unlooked-at).
+    @Test func changesBesideTheCachedPathsLeaveTheCacheAlone() throws {
+        let c = try Cached()
+        try #require(c.cache.watchesChanges)
+        let looks = Looks()
+        #expect(c.hit("catalogs/1.json", looks: looks))
+        _ = try c.dir.write("catalogs/2.json", "{\"version\":2}")
+        try FileIO.writeAtomically(Data("{}".utf8), to: c.dir.url("catalogs/2.json"))
+        _ = try c.dir.write("bundles/abc.corpus.zip", "zip")
+        let log = try #require(FileHandle(forWritingAtPath: try c.dir.write("access.log", "")))
+        for _ in 0..<3 { try log.write(contentsOf: Data("line\n".utf8)) }
+        try log.close()
+        try FileManager.default.removeItem(atPath: c.dir.url("access.log"))
+        #expect(c.hit("catalogs/1.json", looks: looks))
+        #expect(c.hit("index.html", looks: looks))
+        #expect(looks.count == 0)
+        // The pointer's usual replacement, next to it, still counts.
+        try FileIO.writeAtomically(Data("<!doctype html><title>2</title>".utf8), to: c.dir.url("index.html"))
+        #expect(!c.hit("index.html"))
     }
 
     @Test func aFileChangedBeforeItsWatchIsNotCached() throws {
