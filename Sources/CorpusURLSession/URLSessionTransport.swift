@@ -27,7 +27,8 @@ extension HTTPTransportFactory {
 /// - it asks for compressed bodies: `Accept-Encoding: identity` is sent, since ranges and sizes
 ///   are of the stored bytes;
 /// - it cannot slow the server down: when more than `highWater` bytes wait in the mailbox the task
-///   is suspended, and resumed below `lowWater`; on Apple platforms only (`suspendPauses`);
+///   is suspended, and resumed below `lowWater`; on Apple platforms only (`suspendPauses`). On
+///   Linux the mailbox bounds what can wait by the cap: past it, the delegate cancels the task;
 /// - on Linux it takes no private CA bundle (`HTTPClientConfiguration.caBundle`): a client given
 ///   one is refused at the first request rather than silently trusting the system store
 ///   (docs/apple.md).
@@ -88,7 +89,7 @@ final class URLSessionTransport: HTTPTransport {
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         for header in headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
 
-        let mailbox = SessionMailbox()
+        let mailbox = SessionMailbox(limit: state.cap)
         let task = session.dataTask(with: request)
         events.register(task.taskIdentifier, mailbox)
         defer { events.unregister(task.taskIdentifier) }
@@ -202,17 +203,41 @@ enum SessionEvent {
 
 /// The events of one task, posted from the delegate queue and taken by the thread running the
 /// transfer.
+///
+/// Body bytes are counted as they are posted: once more than `limit` have come (the transfer's
+/// cap), `postData` says so and takes no more, and the delegate cancels the task there and then.
+/// The transfer's thread learns of the excess when it takes the chunk that crossed the cap. On
+/// Linux nothing else stops a server streaming without end while that thread is busy (a task
+/// cannot be paused there): the body piled up here, 2 GB in 1.5 s on loopback.
 final class SessionMailbox: @unchecked Sendable {
-    // @unchecked: `events` and `bytes` are only touched while `condition` is locked.
+    // @unchecked: `events`, `bytes` and `posted` are only touched while `condition` is locked.
     private let condition = NSCondition()
     private var events: [SessionEvent] = []
     private var bytes = 0
+    private var posted: Int64 = 0
+    let limit: Int64
+
+    init(limit: Int64) {
+        self.limit = limit
+    }
 
     func post(_ event: SessionEvent) {
         condition.withLock {
-            if case let .data(d) = event { bytes += d.count }
             events.append(event)
             condition.signal()
+        }
+    }
+
+    /// Posts a body chunk; false once more than `limit` bytes have come (this chunk, which
+    /// crossed it, is still posted; later ones are dropped): the task must be cancelled.
+    func postData(_ data: Data) -> Bool {
+        condition.withLock {
+            guard posted <= limit else { return false }
+            posted += Int64(data.count)
+            bytes += data.count
+            events.append(.data(data))
+            condition.signal()
+            return posted <= limit
         }
     }
 
@@ -260,7 +285,7 @@ final class SessionEvents: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        mailbox(dataTask)?.post(.data(data))
+        if mailbox(dataTask)?.postData(data) == false { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,

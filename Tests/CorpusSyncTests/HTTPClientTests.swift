@@ -34,6 +34,27 @@ import CorpusURLSession
         }
     }
 
+    /// A consumer busy with its first chunk while the server streams without end: the transfer
+    /// still stops at the cap, and no more is read from the server than the cap and the socket
+    /// buffers. (Over URLSession on Linux, where a task cannot be paused, the body piled up in
+    /// memory until the consumer came back: a fresh-clone run's test process was killed for
+    /// memory at 24 GB in `endlessBodyWithoutContentLengthStopsAtTheSignedSize`.)
+    @Test func anEndlessBodyIsCutAtTheCapWhileTheConsumerIsBusy() async throws {
+        let env = try SyncTestEnvironment()
+        let server = try env.server { _ in .endless }
+        let cap: Int64 = 1 << 20
+        var chunks = 0
+        #expect(throws: TransportError.tooLarge(limit: cap)) {
+            try env.client.perform(HTTPRequest(url: server.baseURL + "/catalog.json", maxBodyBytes: cap), cancellation: nil,
+                                   onHead: { _ in true }, onBody: { _ in
+                chunks += 1
+                if chunks == 1 { Thread.sleep(forTimeInterval: 1.5) }
+            })
+        }
+        server.stop()
+        #expect(server.endlessBytesSent < cap + (64 << 20), "\(server.endlessBytesSent) bytes sent")
+    }
+
     @Test func stallIsTyped() async throws {
         let env = try SyncTestEnvironment(stallTimeout: 0.2)
         let server = try env.server { _ in .stallAfter(bytes: 10) }

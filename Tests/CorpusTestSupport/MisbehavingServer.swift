@@ -64,6 +64,7 @@ public final class MisbehavingServer: @unchecked Sendable {
     private var listener: LoopbackListener!
     private let keepAlive: Bool
     private var accepted = 0
+    private var endlessSent: Int64 = 0
     private let lock = NSLock()
     private var log: [Request] = []
     private var behavior: @Sendable (Request) -> Behavior
@@ -94,6 +95,8 @@ public final class MisbehavingServer: @unchecked Sendable {
     public func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
     /// Connections accepted so far.
     public var connectionCount: Int { lock.withLock { accepted } }
+    /// Body bytes `.endless` answers got into the socket before the client went away.
+    public var endlessBytesSent: Int64 { lock.withLock { endlessSent } }
 
     /// Stops accepting, wakes stalled connections, and waits for every connection thread.
     public func stop() {
@@ -200,7 +203,9 @@ public final class MisbehavingServer: @unchecked Sendable {
         if case .endless = how {
             send(fd, head(200, headers))
             let chunk = Data(repeating: 0x41, count: 16 * 1024)
-            while !isStopped, sendAll(fd, chunk) {}
+            while !isStopped, sendAll(fd, chunk) {
+                lock.withLock { endlessSent += Int64(chunk.count) }
+            }
             return
         }
         if request.headers["if-none-match"] == etag {
