@@ -73,22 +73,28 @@ final class TreeChangeWatch: Sendable {
     /// watch could not be added (the path is gone, or `fs.inotify.max_user_watches` is reached):
     /// the file must not be cached then.
     func watch(_ segments: [String]) -> Bool {
-        var relative = ""
-        for (i, segment) in ([""] + segments).enumerated() {
-            if i > 1 { relative += "/" }
-            relative += segment
-            if watched.withLock({ $0.byPath[relative] }) != nil { continue }
-            // IN_DONT_FOLLOW: a symlink on the way is refused (IN_ONLYDIR) or watched itself, never
-            // followed. Not on the root, which is reached through /proc's link to it.
-            let isFile = i == segments.count
-            let flags = i == 0 ? Self.mask | UInt32(IN_ONLYDIR) : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
-            let wd = inotify_add_watch(fd, i == 0 ? rootPath : rootPath + "/" + relative, flags)
-            guard wd >= 0 else { return false }
-            // Registered before the caller looks at the file: an event after that look names a
-            // watched path when it is read.
-            watched.withLock { $0.add(relative, wd) }
+        // Under the lock from the look-up to the registration, as `forgetAll` is from its list to
+        // its last removal: otherwise a watch removed there could stay registered here (inotify
+        // hands out the same descriptor for an inode already watched) and a later file on that
+        // path be cached with nothing watching it.
+        watched.withLock { w in
+            var relative = ""
+            for (i, segment) in ([""] + segments).enumerated() {
+                if i > 1 { relative += "/" }
+                relative += segment
+                if w.byPath[relative] != nil { continue }
+                // IN_DONT_FOLLOW: a symlink on the way is refused (IN_ONLYDIR) or watched itself,
+                // never followed. Not on the root, which is reached through /proc's link to it.
+                let isFile = i == segments.count
+                let flags = i == 0 ? Self.mask | UInt32(IN_ONLYDIR) : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
+                let wd = inotify_add_watch(fd, i == 0 ? rootPath : rootPath + "/" + relative, flags)
+                guard wd >= 0 else { return false }
+                // Registered before the caller looks at the file: an event after that look names
+                // a watched path when it is read.
+                w.add(relative, wd)
+            }
+            return true
         }
-        return true
     }
 
     /// Reads every queued event; true when there was one that tells of a change (or the queue
@@ -130,11 +136,10 @@ final class TreeChangeWatch: Sendable {
     /// Removes every watch: after a change, a path may name another file or folder than the one
     /// its watch is on.
     func forgetAll() {
-        let descriptors = watched.withLock { w -> [Int32] in
-            defer { w = Watches() }
-            return Array(w.byDescriptor.keys)
+        watched.withLock { w in
+            for wd in w.byDescriptor.keys { _ = inotify_rm_watch(fd, wd) }
+            w = Watches()
         }
-        for wd in descriptors { _ = inotify_rm_watch(fd, wd) }
     }
 }
 #endif
