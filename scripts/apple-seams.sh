@@ -34,7 +34,7 @@ print("crypto \(CryptoImplementation.name)")
 _ = CorpusAssistant.self
 SWIFT
 cflags=()
-for c in CSQLite CZlib CCrypto COpenBLAS; do cflags+=(-Xcc "-fmodule-map-file=$repo/Sources/$c/module.modulemap"); done
+for c in CSQLite CZlib CCrypto COpenBLAS CLinux; do cflags+=(-Xcc "-fmodule-map-file=$repo/Sources/$c/module.modulemap"); done
 for include in $(pkg-config --cflags-only-I openblas); do cflags+=(-Xcc "$include"); done
 objects=()
 for lib in CorpusFormat CorpusEngine CorpusHTTP CorpusURLSession CorpusSync; do objects+=("$products/$lib.build"/*.o); done
