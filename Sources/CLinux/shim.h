@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <sys/vfs.h>
 
 /* openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: `path` is resolved
  * under `dirfd` in one call, failing (ELOOP, EXDEV) rather than following any symbolic link or
@@ -29,6 +30,14 @@ static inline int corpus_openat_beneath(int dirfd, const char *path, int flags) 
 #define O_PATH 010000000
 #endif
 static inline int corpus_o_path(void) { return O_PATH; }
+
+/* The file system type of `path` (statfs(2)'s f_type, e.g. 0xEF53 for ext4), or -1 with errno set.
+ * Swift's Glibc module does not show `struct statfs`. */
+static inline long long corpus_file_system_type(const char *path) {
+    struct statfs s;
+    if (statfs(path, &s) != 0) return -1;
+    return (long long)(unsigned long)s.f_type;
+}
 
 /* sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writeback of a byte range of a file being
  * written and returns without waiting, so the final fsync finds most of the file on disk already.

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import Synchronization
+internal import CLinux
 
 /// Tells whether anything changed on the paths of the files `SmallFileCache` holds, by inotify
 /// watches on each file and on every folder from the tree's root down to it.
@@ -50,13 +51,26 @@ final class TreeChangeWatch: Sendable {
     private static let mask = UInt32(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
                                      | IN_DELETE_SELF | IN_MOVE_SELF)
 
+    /// File systems whose every change passes through this kernel, so inotify reports it: ext2-4,
+    /// XFS, Btrfs, tmpfs, F2FS, ZFS, overlayfs (a container's own layer). Not NFS, SMB, CephFS, 9p,
+    /// FUSE (sshfs, s3fs) or cluster file systems: there another machine's writes raise no event
+    /// here, and a publisher on another host writing a shared tree is how such trees change.
+    static let eventCompleteFileSystems: Set<Int64> = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010, 0x2FC1_2FC1, 0x794C_7630]
+
+    /// Whether inotify sees every change under `path`.
+    static func eventsAreComplete(at path: String) -> Bool {
+        eventCompleteFileSystems.contains(Int64(corpus_file_system_type(path)))
+    }
+
     /// nil when inotify is unavailable (no kernel support, the per-user instance limit
-    /// `fs.inotify.max_user_instances` reached, or no /proc to name the root by): the cache then
-    /// checks each file's identity.
+    /// `fs.inotify.max_user_instances` reached, or no /proc to name the root by) or would miss
+    /// changes (the tree is on a network or FUSE file system): the cache then checks each file's
+    /// identity.
     init?(rootFD: Int32) {
+        let rootPath = "/proc/self/fd/\(rootFD)"
+        guard Self.eventsAreComplete(at: rootPath) else { return nil }
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        let rootPath = "/proc/self/fd/\(rootFD)"
         let wd = inotify_add_watch(fd, rootPath, Self.mask | UInt32(IN_ONLYDIR))
         guard wd >= 0 else {
             close(fd)
@@ -70,8 +84,9 @@ final class TreeChangeWatch: Sendable {
     deinit { close(fd) }
 
     /// Watches the root, each folder on the way to `segments` and the file itself. False when a
-    /// watch could not be added (the path is gone, or `fs.inotify.max_user_watches` is reached):
-    /// the file must not be cached then.
+    /// watch could not be added (the path is gone, `fs.inotify.max_user_watches` is reached, or
+    /// it is on a file system inotify does not see every change of: a mount inside the tree): the
+    /// file must not be cached then.
     func watch(_ segments: [String]) -> Bool {
         // Under the lock from the look-up to the registration, as `forgetAll` is from its list to
         // its last removal: otherwise a watch removed there could stay registered here (inotify
@@ -87,7 +102,9 @@ final class TreeChangeWatch: Sendable {
                 // never followed. Not on the root, which is reached through /proc's link to it.
                 let isFile = i == segments.count
                 let flags = i == 0 ? Self.mask | UInt32(IN_ONLYDIR) : Self.mask | UInt32(IN_DONT_FOLLOW) | (isFile ? 0 : UInt32(IN_ONLYDIR))
-                let wd = inotify_add_watch(fd, i == 0 ? rootPath : rootPath + "/" + relative, flags)
+                let path = i == 0 ? rootPath : rootPath + "/" + relative
+                guard Self.eventsAreComplete(at: path) else { return false }
+                let wd = inotify_add_watch(fd, path, flags)
                 guard wd >= 0 else { return false }
                 // Registered before the caller looks at the file: an event after that look names
                 // a watched path when it is read.

@@ -127,6 +127,17 @@ final class Stop: Sendable {
         #expect(!c.hit("index.html"))
     }
 
+    /// On a file system where changes can come from elsewhere without an event (NFS, SMB, FUSE;
+    /// here /proc, which is not on the list either), the cache looks at each file instead.
+    @Test func aTreeOnAFileSystemWithoutCompleteEventsIsCheckedFileByFile() throws {
+        let local = TempDirectory("watch-local")
+        #expect(TreeChangeWatch.eventsAreComplete(at: local.path), "the test folder is on a local file system")
+        #expect(try StaticTree(path: local.path).smallFileCache(byteLimit: 1 << 20).watchesChanges)
+        #expect(!TreeChangeWatch.eventsAreComplete(at: "/proc/sys/kernel"))
+        let proc = try StaticTree(path: "/proc/sys/kernel").smallFileCache(byteLimit: 1 << 20)
+        #expect(!proc.watchesChanges && proc.isEnabled)
+    }
+
     @Test func aFileChangedBeforeItsWatchIsNotCached() throws {
         let c = try Cached()
         try #require(c.cache.watchesChanges)
