@@ -12,8 +12,8 @@ import Synchronization
 /// is a miss from the moment the change is made, and the request takes the full path again.
 ///
 /// How a hit knows that: with a `TreeChangeWatch` (Linux), the file and each folder above it are
-/// watched from before the entry goes in, and a hit first reads the watch's queue; any change
-/// there empties the cache. Without one (or while another thread is reading that queue), a hit
+/// watched from before the entry goes in, and a hit first reads the watch's queue; a change on
+/// a watched path there empties the cache. Without one (or while another thread is reading that queue), a hit
 /// looks at the file's identity now (`current`). Least recently used entries go first once
 /// `byteLimit` or `entryLimit` would be passed.
 final class SmallFileCache: Sendable {
