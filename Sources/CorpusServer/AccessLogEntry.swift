@@ -19,16 +19,6 @@ public struct AccessLogEntry: Sendable, CustomStringConvertible {
     /// False when the connection ended before the response was fully sent.
     public let completed: Bool
 
-    public init(client: String, method: String, path: String, status: Int, bytes: Int64, seconds: Double, completed: Bool) {
-        self.client = client
-        self.method = method
-        self.path = path
-        self.status = status
-        self.bytes = bytes
-        self.seconds = seconds
-        self.completed = completed
-    }
-
     /// `127.0.0.1 "GET /catalog.json" 200 512 0.001000s` (plus ` aborted` for incomplete responses).
     public var description: String {
         var line: [UInt8] = []

@@ -99,7 +99,7 @@ final class ServerCore: Sendable {
         guard let accessLog else { return }
         let raw = ctx.rawTarget
         let path = raw.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(raw[..<$0]) } ?? raw
-        // The address is looked up only here: most servers log nothing, and inet_ntop per request showed in profiles.
+        // The address is looked up only here, for the log: most servers log nothing.
         accessLog(AccessLogEntry(client: connection.map(Callbacks.clientAddress) ?? "-", method: AccessLogEntry.sanitize(outcome.method?.rawValue ?? "-", limit: 16),
                                  path: AccessLogEntry.sanitize(path), status: outcome.status?.code ?? 0, bytes: outcome.bytesSent,
                                  seconds: Self.seconds(ContinuousClock.now - ctx.start),
