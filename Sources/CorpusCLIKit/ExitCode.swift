@@ -1,4 +1,6 @@
-/// Exit codes of both commands (design.md section 5).
+import CorpusFormat
+
+/// Exit codes of both commands (docs/cli.md "Exit codes").
 public enum ExitCode: Int32, Sendable {
     case success = 0
     case failure = 1
@@ -27,6 +29,19 @@ public enum FailureKind: Sendable, CaseIterable {
     case localIO
     /// Unexpected: a bug, or a failure no other kind describes.
     case failure
+
+    /// The kind of a library error's category (a cancelled operation is a failure: exit 1).
+    public init(_ category: ErrorCategory) {
+        switch category {
+        case .verification: self = .verification
+        case .network: self = .network
+        case .notFound: self = .notFound
+        case .localIO: self = .localIO
+        case .entitlement: self = .entitlement
+        case .usage: self = .usage
+        case .cancelled, .failure: self = .failure
+        }
+    }
 
     public var exitCode: ExitCode {
         switch self {

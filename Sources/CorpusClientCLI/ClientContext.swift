@@ -10,19 +10,29 @@ struct ClientContext: Sendable {
     let console: Console
     let home: HomeLayout
     let client: CorpusClient
-    /// A stored token that is not a token: refused by the commands that would use it.
-    let storedTokenDamage: Error?
+    /// A token that cannot be used (not a token's characters, from any source; a stored file that
+    /// is not a token): refused by the commands that would use it, before anything is sent.
+    let tokenRefusal: Error?
 
     init(cmd: ParsedCommand, console: Console, environment: CommandEnvironment) {
         self.cmd = cmd
         self.console = console
         home = HomeLayout.resolve(explicit: cmd.value(.home), environment: environment.values)
-        var token = cmd.value(.token) ?? environment.token
-        var damage: Error?
-        if token == nil {
-            do { token = try CorpusClient.loadStoredToken(home) } catch { damage = error }
+        var token: String?
+        var refusal: Error?
+        do {
+            if let flag = cmd.value(.token) {
+                token = try TokenInput.flag.checked(flag)
+            } else if let variable = environment.token {
+                token = try TokenInput.environment.checked(variable)
+            } else if let stored = CorpusClient.storedToken(home) {
+                _ = try TokenInput.stored(path: home.token).checked(stored)
+                token = try CorpusClient.loadStoredToken(home)
+            }
+        } catch {
+            refusal = error
         }
-        storedTokenDamage = damage
+        tokenRefusal = refusal
         var client = CorpusClient(home: home, token: token, retry: RetryPolicy().scaled(by: environment.retryScale))
         // CORPUS_LOCK_WAIT: seconds to wait for another corpus process working on the same corpus (default 30).
         if let wait = environment.seconds("CORPUS_LOCK_WAIT", where: { $0 >= 0 }) {

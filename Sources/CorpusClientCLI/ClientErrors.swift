@@ -28,62 +28,41 @@ enum ClientErrors {
         }
     }
 
+    /// A client-library error: its code, line and kind as `SyncError` classifies them, with the
+    /// hint that names the `corpus` command that helps.
     static func from(sync e: SyncError) -> ErrorReport {
-        let m = e.description
+        ErrorReport(code: e.code, message: e.headline, hint: hint(e), kind: FailureKind(e.category))
+    }
+
+    static func hint(_ e: SyncError) -> String {
         switch e {
-        case .rollback:
-            return ErrorReport(code: "rollback", message: "refused the catalog: \(m)", hint: "a server is replaying an old catalog; try again later or another mirror", kind: .verification)
-        case .expired:
-            return ErrorReport(code: "expired", message: "refused the catalog: \(m)", hint: "the server has not published a fresh catalog; tell its operator", kind: .verification)
+        case .rollback: return "a server is replaying an old catalog; try again later or another mirror"
+        case .expired: return "the server has not published a fresh catalog; tell its operator"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict:
-            return ErrorReport(code: "signature", message: "refused: \(m)", hint: "check that the key you pinned is the publisher's (corpus remote add … --trust)", kind: .verification)
+            return "check that the key you pinned is the publisher's (corpus remote add … --trust)"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:
-            return ErrorReport(code: "integrity", message: "refused: \(m)", hint: "the download was damaged or tampered with and was discarded; retry or use another mirror", kind: .verification)
-        case .catalogMismatch, .malformed:
-            return ErrorReport(code: "unsafe-input", message: "refused: \(m)", hint: "the catalog or bundle is not usable; tell its publisher", kind: .verification)
-        case .unsafePack:
-            return ErrorReport(code: "unsafe-pack", message: "refused: \(m)",
-                               hint: "the bundle is signed but its pack is damaged or unsafe; nothing was installed; tell the catalog's publisher", kind: .verification)
-        case .delta:
-            return ErrorReport(code: "delta", message: "refused the delta: \(m)",
-                               hint: "nothing of it was kept; the full bundle is installed instead (corpus sync)", kind: .verification)
-        case .wantedNotOffered:
-            return ErrorReport(code: "not-found", message: m, hint: "correct the wanted-file; corpus catalog lists what is offered", kind: .notFound)
-        case .localFileDamaged:
-            return ErrorReport(code: "local-file", message: m, hint: e.localFileAdvice ?? "", kind: .localIO)
-        case .entitlementRequired:
-            return ErrorReport(code: "entitlement", message: m, hint: "get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login", kind: .entitlement)
-        case .entitlementDenied:
-            return ErrorReport(code: "entitlement", message: m, hint: "ask the publisher for a token that covers this corpus", kind: .entitlement)
-        case let .importLimit(used, limit):
-            return ErrorReport(code: "import-limit", message: "refused before downloading: import limit reached (\(used) of \(limit) used)",
-                               hint: "remove a corpus you no longer need (corpus remove ID) or get a token with a higher limit; bundled corpora do not count", kind: .entitlement)
-        case .network:
-            return ErrorReport(code: "network", message: m, hint: "check the connection and the catalog URL, or add a mirror (corpus remote add … --mirror URL)", kind: .network)
-        case .notFound, .notInstalled:
-            return ErrorReport(code: "not-found", message: m, hint: "see what is offered with corpus catalog and what is installed with corpus list", kind: .notFound)
-        case .insufficientSpace:
-            return ErrorReport(code: "disk-full", message: m, hint: "free some space (corpus gc removes old versions) and retry", kind: .localIO)
-        case .lockHeld:
-            return ErrorReport(code: "lock-held", message: m, hint: "wait for the other corpus command to finish, then retry", kind: .localIO)
-        case .io where e.isOutOfSpace:
-            return ErrorReport(code: "disk-full", message: m, hint: "free some space (corpus gc removes old versions) and retry", kind: .localIO)
-        case .io:
-            return ErrorReport(code: "io", message: m, hint: "check the home folder's permissions and free space", kind: .localIO)
-        case .cancelled:
-            return ErrorReport(code: "cancelled", message: m, hint: "", kind: .failure)
-        case .unexpected:
-            return ErrorReport(code: "failed", message: m, hint: "", kind: .failure)
-        case let .ambiguousName(_, candidates):
-            return ErrorReport(code: "ambiguous-name", message: m, hint: "name it with its catalog, as CATALOG/ID: one of \(candidates.joined(separator: ", "))", kind: .usage)
+            return "the download was damaged or tampered with and was discarded; retry or use another mirror"
+        case .catalogMismatch, .malformed: return "the catalog or bundle is not usable; tell its publisher"
+        case .unsafePack: return "the bundle is signed but its pack is damaged or unsafe; nothing was installed; tell the catalog's publisher"
+        case .delta: return "nothing of it was kept; the full bundle is installed instead (corpus sync)"
+        case .wantedNotOffered: return "correct the wanted-file; corpus catalog lists what is offered"
+        case .localFileDamaged: return e.localFileAdvice ?? ""
+        case .entitlementRequired: return "get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login"
+        case .entitlementDenied: return "ask the publisher for a token that covers this corpus"
+        case .importLimit: return "remove a corpus you no longer need (corpus remove ID) or get a token with a higher limit; bundled corpora do not count"
+        case .network: return "check the connection and the catalog URL, or add a mirror (corpus remote add … --mirror URL)"
+        case .notFound, .notInstalled: return "see what is offered with corpus catalog and what is installed with corpus list"
+        case .insufficientSpace: return "free some space (corpus gc removes old versions) and retry"
+        case .io where e.isOutOfSpace: return "free some space (corpus gc removes old versions) and retry"
+        case .io: return "check the home folder's permissions and free space"
+        case .lockHeld: return "wait for the other corpus command to finish, then retry"
+        case .cancelled, .unexpected: return ""
+        case let .ambiguousName(_, candidates): return "name it with its catalog, as CATALOG/ID: one of \(candidates.joined(separator: ", "))"
         case let .remotePinned(name, _, _):
-            return ErrorReport(code: "remote-pinned", message: m,
-                               hint: "if the publisher did change its key, run corpus remote remove \(name), then corpus remote add again; otherwise check the .pub file", kind: .usage)
-        case .reservedRemoteName:
-            return ErrorReport(code: "reserved-name", message: m, hint: "choose another name for the remote", kind: .usage)
-        case .invalidRemote:
-            return ErrorReport(code: "invalid-remote", message: m,
-                               hint: "a remote name is 1-64 of a-z 0-9 . _ - (starting with a letter or digit); its URLs start with http:// or https://", kind: .usage)
+            return "if the publisher did change its key, run corpus remote remove \(name), then corpus remote add again; otherwise check the .pub file"
+        case .reservedRemoteName: return "choose another name for the remote"
+        case .invalidRemote: return "a remote name is 1-64 of a-z 0-9 . _ - (starting with a letter or digit); its URLs start with http:// or https://"
+        case .unsafeRequest: return "check the token and the catalog's URLs (corpus remote list); a request never carries control characters"
         }
     }
 

@@ -28,7 +28,7 @@ public enum ClientProgram {
                 throw UsageError.unknownCommand(cmd.spec.name)
             }
             let context = ClientContext(cmd: cmd, console: console, environment: CommandEnvironment(ProcessInfo.processInfo.environment))
-            if command.readsToken, let damage = context.storedTokenDamage { throw damage }
+            if command.readsToken, let refusal = context.tokenRefusal { throw refusal }
             return try await command.init(context: context).run()
         }
     }

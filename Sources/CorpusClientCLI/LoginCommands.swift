@@ -11,7 +11,7 @@ struct LoginCommand: ClientCommand {
     let context: ClientContext
 
     func run() throws -> Int32 {
-        let token = cmd.positionals[0]
+        let token = try TokenInput.argument.checked(cmd.positionals[0])
         let check: TokenCheck
         do { check = try client.checkToken(token) } catch let e as EntitlementTokenError {
             let hint = if case .malformed = e { "paste the whole token the publisher gave you" } else { "get a new token from the publisher" }

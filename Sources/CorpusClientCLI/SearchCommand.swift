@@ -113,7 +113,7 @@ struct SearchCommand: ClientCommand {
         guard options.k <= RemoteRetriever.maxK else {
             throw UsageError.invalidValue(option: Self.k.name, value: String(options.k), expected: "a number from 1 to \(RemoteRetriever.maxK) for a remote search")
         }
-        if let damage = context.storedTokenDamage { throw damage }
+        if let refusal = context.tokenRefusal { throw refusal }
         return RemoteRetriever(remote: remote, token: client.token, configuration: client.httpConfiguration)
     }
 }

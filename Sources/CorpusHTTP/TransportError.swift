@@ -18,6 +18,9 @@ public enum TransportError: Error, Equatable, Sendable {
     case deadlineExceeded(seconds: Double, what: String)
     /// A redirect the client will not follow: https→http, another scheme, or too many hops.
     case redirectRefused(reason: String)
+    /// The request was not sent: a value it would carry (the URL, a header) holds a control
+    /// character (`RequestFieldCheck`). The reason names the field, never its value.
+    case unsafeRequest(reason: String)
     case cancelled
 
     /// True when asking the same server again may succeed.
@@ -26,7 +29,7 @@ public enum TransportError: Error, Equatable, Sendable {
         case .network, .stalled, .tooSlow: return true
         case .deadlineExceeded: return false
         case let .httpStatus(code): return code == 408 || code == 429 || code >= 500
-        case .tooLarge, .redirectRefused, .cancelled: return false
+        case .tooLarge, .redirectRefused, .unsafeRequest, .cancelled: return false
         }
     }
 }
@@ -41,6 +44,7 @@ extension TransportError: CustomStringConvertible {
         case let .tooSlow(rate, seconds): return "slower than \(Self.seconds(rate)) bytes/s over \(Self.seconds(seconds)) s"
         case let .deadlineExceeded(seconds, what): return "no complete answer within the \(Self.seconds(seconds)) s \(what) deadline"
         case let .redirectRefused(reason): return "redirect refused: \(reason)"
+        case let .unsafeRequest(reason): return "request not sent: \(reason)"
         case .cancelled: return "cancelled"
         }
     }

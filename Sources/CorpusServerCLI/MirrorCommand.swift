@@ -22,7 +22,8 @@ enum MirrorCommand: ServerCommand {
             throw UsageError.invalidValue(option: "UPSTREAM_URL", value: upstream, expected: "an http or https URL")
         }
         let key = try PublicKey(contentsOf: cmd.required(Self.trust))
-        let token = cmd.value(Self.token) ?? env.token
+        // The token goes into a request header: its characters are checked first, from either source.
+        let token = try cmd.value(Self.token).map { try TokenInput.flag.checked($0) } ?? env.token.map { try TokenInput.environment.checked($0) }
         let out = cmd.required(Self.out)
         let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
         let updater = MirrorUpdater(upstream: upstream, directory: out, trustedKey: key, token: token,

@@ -5,48 +5,31 @@ import CorpusSync
 /// `corpus` for the same refusal (docs/cli.md); the hints are about the mirror's own flags.
 enum MirrorErrors {
     static func report(_ e: SyncError) -> ErrorReport {
-        let m = e.description
+        ErrorReport(code: e.code, message: e.headline, hint: hint(e), kind: FailureKind(e.category))
+    }
+
+    /// What the mirror's operator can do, in terms of the mirror's own flags.
+    static func hint(_ e: SyncError) -> String {
         switch e {
-        case .rollback:
-            return ErrorReport(code: "rollback", message: "refused the catalog: \(m)", hint: "the upstream is replaying an old catalog; the mirror keeps serving the newer one it holds", kind: .verification)
-        case .expired:
-            return ErrorReport(code: "expired", message: "refused the catalog: \(m)", hint: "the upstream has not published a fresh catalog; tell its operator", kind: .verification)
-        case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict:
-            return ErrorReport(code: "signature", message: "refused: \(m)", hint: "check that --trust is the upstream's root public key", kind: .verification)
+        case .rollback: return "the upstream is replaying an old catalog; the mirror keeps serving the newer one it holds"
+        case .expired: return "the upstream has not published a fresh catalog; tell its operator"
+        case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "check that --trust is the upstream's root public key"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:
-            return ErrorReport(code: "integrity", message: "refused: \(m)", hint: "the download was damaged or tampered with and was discarded; nothing changed; run corpusd mirror again", kind: .verification)
-        case .catalogMismatch, .malformed:
-            return ErrorReport(code: "unsafe-input", message: "refused: \(m)", hint: "the upstream's tree is not usable; tell its publisher", kind: .verification)
-        case .unsafePack:
-            return ErrorReport(code: "unsafe-pack", message: "refused: \(m)", hint: "the upstream's tree is not usable; tell its publisher", kind: .verification)
-        case .delta:
-            return ErrorReport(code: "delta", message: "refused: \(m)", hint: "the upstream's tree is not usable; tell its publisher", kind: .verification)
-        case .entitlementRequired, .entitlementDenied:
-            return ErrorReport(code: "entitlement", message: m, hint: "pass a token that covers the entitled corpora with --token (or CORPUS_TOKEN)", kind: .entitlement)
-        case .importLimit:
-            // A mirror installs nothing; kept for the code the client gives the same refusal.
-            return ErrorReport(code: "import-limit", message: m, hint: "", kind: .entitlement)
-        case .network:
-            return ErrorReport(code: "network", message: m, hint: "check the connection and UPSTREAM_URL", kind: .network)
-        case .notFound, .notInstalled, .wantedNotOffered:
-            return ErrorReport(code: "not-found", message: m, hint: "UPSTREAM_URL must be the folder that holds the tree's catalog.json", kind: .notFound)
-        case .insufficientSpace:
-            return ErrorReport(code: "disk-full", message: m, hint: "free some space, then run corpusd mirror again", kind: .localIO)
-        case .io where e.isOutOfSpace:
-            return ErrorReport(code: "disk-full", message: m, hint: "free some space, then run corpusd mirror again", kind: .localIO)
-        case .io:
-            return ErrorReport(code: "io", message: m, hint: "check the permissions and free space of the --out folder", kind: .localIO)
-        case .localFileDamaged:
-            return ErrorReport(code: "local-file", message: m, hint: "move the --out folder aside and mirror afresh", kind: .localIO)
-        case .lockHeld:
-            return ErrorReport(code: "lock-held", message: m, hint: "another corpusd mirror run is updating this folder; wait for it to finish", kind: .localIO)
-        case .cancelled:
-            return ErrorReport(code: "cancelled", message: m, hint: "", kind: .failure)
-        case .unexpected:
-            return ErrorReport(code: "failed", message: m, hint: "", kind: .failure)
+            return "the download was damaged or tampered with and was discarded; nothing changed; run corpusd mirror again"
+        case .catalogMismatch, .malformed, .unsafePack, .delta: return "the upstream's tree is not usable; tell its publisher"
+        case .entitlementRequired, .entitlementDenied: return "pass a token that covers the entitled corpora with --token (or CORPUS_TOKEN)"
+        case .importLimit, .cancelled, .unexpected: return ""  // a mirror installs nothing: no limit applies
+        case .network: return "check the connection and UPSTREAM_URL"
+        case .notFound, .notInstalled, .wantedNotOffered: return "UPSTREAM_URL must be the folder that holds the tree's catalog.json"
+        case .insufficientSpace: return "free some space, then run corpusd mirror again"
+        case .io where e.isOutOfSpace: return "free some space, then run corpusd mirror again"
+        case .io: return "check the permissions and free space of the --out folder"
+        case .localFileDamaged: return "move the --out folder aside and mirror afresh"
+        case .lockHeld: return "another corpusd mirror run is updating this folder; wait for it to finish"
+        case .unsafeRequest: return "check --token and UPSTREAM_URL; a request never carries control characters"
         case .ambiguousName, .remotePinned, .reservedRemoteName, .invalidRemote:
             // The client's own mistakes; a mirror run names no corpus and adds no remote.
-            return ErrorReport(code: "usage", message: m, hint: "run corpusd mirror --help", kind: .usage)
+            return "run corpusd mirror --help"
         }
     }
 }

@@ -85,6 +85,10 @@ public final class HTTPClient: @unchecked Sendable {
                     try withoutActuallyEscaping(onBody) { onBody in
                         var headers = request.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
                         if sendToken, let token = request.bearerToken { headers.append((name: "Authorization", value: "Bearer \(token)")) }
+                        // Every value this request would carry, checked once before either transport sees it.
+                        if let problem = RequestFieldCheck.problem(url: url, headers: headers + [(name: "User-Agent", value: configuration.userAgent)]) {
+                            throw TransportError.unsafeRequest(reason: problem)
+                        }
                         let state = TransferState(url: url, cap: request.maxBodyBytes, stallTimeout: configuration.stallTimeout,
                                                   minimumBytesPerSecond: configuration.minimumBytesPerSecond,
                                                   cancellation: cancellation, onHead: onHead, onBody: onBody)

@@ -70,7 +70,7 @@ public struct RemoteRetriever: Retriever {
             default: throw SyncError.network(after: 1, last: .httpStatus(code: code))
             }
         } catch let e as TransportError {
-            throw SyncError.network(after: 1, last: e)
+            throw SyncError.from(transport: e, attempts: 1)
         }
         let decoded: SearchResponse
         do {

@@ -84,6 +84,9 @@ public struct SourceFailover: Sendable {
             switch error {
             case TransportError.cancelled, SyncError.cancelled, is CancellationError:
                 throw SyncError.cancelled
+            case let TransportError.unsafeRequest(reason):
+                // Not sent, and no other source would get a different request.
+                throw SyncError.unsafeRequest(reason: reason)
             case let e as TransportError:
                 lastTransport = e
                 if e != .httpStatus(code: 404) { allNotFound = false }

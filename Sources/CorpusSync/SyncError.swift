@@ -2,8 +2,9 @@ import CorpusEngine
 import CorpusFormat
 import Foundation
 
-/// Everything the client library refuses or fails at, one case per security refusal
-/// (design.md section 5 maps the `category` to exit codes).
+/// Everything the client library refuses or fails at, one case per security refusal. Each case
+/// is classified here once (`category`, `code`, `headline`); the command lines add their hints,
+/// and docs/cli.md "Exit codes" maps the category to an exit code.
 ///
 /// No case carries a token or key material.
 public enum SyncError: Error, Equatable, Sendable {
@@ -73,19 +74,17 @@ public enum SyncError: Error, Equatable, Sendable {
     case reservedRemoteName(String)
     /// A remote name that is not a valid id, or a remote URL that is not http or https.
     case invalidRemote(reason: String)
+    /// A request this client would send carries a value no request may (a control character in a
+    /// URL, a token or another header: `RequestFieldCheck`); nothing was sent. The reason names
+    /// the field, never its value.
+    case unsafeRequest(reason: String)
 
     case cancelled
     /// An error of another layer that no case describes, carried as it was thrown (`carrying`): an
     /// unexpected failure, never reported as a refusal to trust something.
     case unexpected(what: String, cause: UnderlyingError)
 
-    public enum Category: Sendable {
-        case verification, network, notFound, localIO, entitlement, cancelled
-        /// The caller asked for something that cannot be done as asked (a mistake, not an attack).
-        case usage
-        /// Unexpected (`unexpected`): a bug, or a failure of a kind the client does not know.
-        case failure
-    }
+    public typealias Category = ErrorCategory
 
     public var category: Category {
         switch self {
@@ -98,8 +97,49 @@ public enum SyncError: Error, Equatable, Sendable {
         case .lockHeld: return .localIO
         case .insufficientSpace, .io, .localFileDamaged: return .localIO
         case .cancelled: return .cancelled
-        case .ambiguousName, .remotePinned, .reservedRemoteName, .invalidRemote: return .usage
+        case .ambiguousName, .remotePinned, .reservedRemoteName, .invalidRemote, .unsafeRequest: return .usage
         case .unexpected: return .failure
+        }
+    }
+
+    /// The stable code a command reports for this error (`{"error": {"code": …}}`, docs/cli.md),
+    /// the same for `corpus` and `corpusd mirror`.
+    public var code: String {
+        switch self {
+        case .rollback: return "rollback"
+        case .expired: return "expired"
+        case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "signature"
+        case .hashMismatch, .sizeExceeded, .sizeMismatch: return "integrity"
+        case .catalogMismatch, .malformed: return "unsafe-input"
+        case .unsafePack: return "unsafe-pack"
+        case .delta: return "delta"
+        case .wantedNotOffered, .notFound, .notInstalled: return "not-found"
+        case .localFileDamaged: return "local-file"
+        case .entitlementRequired, .entitlementDenied: return "entitlement"
+        case .importLimit: return "import-limit"
+        case .network: return "network"
+        case .insufficientSpace: return "disk-full"
+        case .io where isOutOfSpace: return "disk-full"
+        case .io: return "io"
+        case .lockHeld: return "lock-held"
+        case .cancelled: return "cancelled"
+        case .unexpected: return "failed"
+        case .ambiguousName: return "ambiguous-name"
+        case .remotePinned: return "remote-pinned"
+        case .reservedRemoteName: return "reserved-name"
+        case .invalidRemote: return "invalid-remote"
+        case .unsafeRequest: return "unsafe-request"
+        }
+    }
+
+    /// The one line a command shows: what was refused, then `description`.
+    public var headline: String {
+        switch self {
+        case .rollback, .expired: return "refused the catalog: \(description)"
+        case .delta: return "refused the delta: \(description)"
+        case let .importLimit(used, limit): return "refused before downloading: import limit reached (\(used) of \(limit) used)"
+        case _ where category == .verification: return "refused: \(description)"
+        default: return description
         }
     }
 
@@ -115,6 +155,13 @@ public enum SyncError: Error, Equatable, Sendable {
         case is CancellationError: return .cancelled
         default: return .unexpected(what: what, cause: UnderlyingError(error))
         }
+    }
+
+    /// A transport failure after `attempts` tries as the client's own: a request refused before
+    /// sending is the caller's mistake (`unsafeRequest`), anything else the network's.
+    public static func from(transport e: TransportError, attempts: Int) -> SyncError {
+        if case let .unsafeRequest(reason) = e { return .unsafeRequest(reason: reason) }
+        return .network(after: attempts, last: e)
     }
 
     /// Maps a format-layer refusal to the client's own case, keeping its precise meaning.
@@ -178,6 +225,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .reservedRemoteName(name):
             return "the remote name \(name) is reserved for bundles installed with corpus import"
         case let .invalidRemote(reason): return reason
+        case let .unsafeRequest(reason): return "request not sent: \(reason)"
         case let .unexpected(what, cause): return "\(what): \(cause)"
         }
     }

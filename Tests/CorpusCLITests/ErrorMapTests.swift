@@ -10,7 +10,7 @@ import CorpusServer
 @testable import CorpusServerCLI
 
 /// The one map from a failure's kind to the exit code, and every domain's errors to their code
-/// and kind, for both executables (design.md section 5, docs/cli.md "Exit codes").
+/// and kind, for both executables (docs/cli.md "Exit codes").
 @Suite struct ErrorMapTests {
     static let exitCodes: [(FailureKind, Int32)] = [
         (.usage, 2), (.verification, 3), (.entitlement, 4), (.network, 5), (.notFound, 6), (.localIO, 7), (.failure, 1),
@@ -63,6 +63,7 @@ import CorpusServer
         (.remotePinned(name: "main", pinnedKeyID: "AB", givenKeyID: "CD"), "remote-pinned", .usage),
         (.reservedRemoteName("local"), "reserved-name", .usage),
         (.invalidRemote(reason: "remote URL ftp://x is not an http or https URL"), "invalid-remote", .usage),
+        (.unsafeRequest(reason: "the Authorization header's value holds a control character (byte 3), which no header may carry"), "unsafe-request", .usage),
         (.cancelled, "cancelled", .failure),
         (.unexpected(what: "main/x", cause: UnderlyingError(CocoaError(.fileReadUnknown))), "failed", .failure),
     ]
@@ -74,12 +75,13 @@ import CorpusServer
         #expect(!r.message.isEmpty)
     }
 
-    /// `corpusd mirror` reports the client library's refusals with the same codes and kinds.
+    /// `corpusd mirror` reports the client library's refusals with the same codes, kinds and
+    /// lines (`SyncError` classifies each once); only the hints differ.
     @Test(arguments: syncErrors)
     func syncErrorOnTheMirror(_ error: SyncError, _ code: String, _ kind: FailureKind) {
         let r = ServerErrors.report(error)
-        let expected = error.category == .usage ? ("usage", FailureKind.usage) : (code, kind)
-        #expect(r.code == expected.0 && r.kind == expected.1, "\(error): \(r.code) \(r.kind)")
+        #expect(r.code == code && r.kind == kind, "\(error): \(r.code) \(r.kind)")
+        #expect(r.message == ClientErrors.report(error).message)
         #expect(!r.hint.contains("corpus remote") && !r.hint.contains("corpus gc"), "a corpusd hint names a corpus command: \(r.hint)")
     }
 

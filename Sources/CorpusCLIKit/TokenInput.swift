@@ -1,0 +1,36 @@
+import CorpusFormat
+
+/// Where a command's entitlement token came from, and the one check every source gets before
+/// the token is used (`TokenSyntax`): `--token`, `CORPUS_TOKEN` and the stored token alike.
+public enum TokenInput: Sendable {
+    case flag
+    case environment
+    /// The TOKEN of `corpus login TOKEN`.
+    case argument
+    /// The file `corpus login` wrote.
+    case stored(path: String)
+
+    /// How a refusal names the source.
+    public var name: String {
+        switch self {
+        case .flag: return "--token"
+        case .environment: return "CORPUS_TOKEN"
+        case .argument: return "the TOKEN argument"
+        case let .stored(path): return "the stored token (\(path))"
+        }
+    }
+
+    /// `token` when its characters are a token's; otherwise a usage refusal (exit 2) that says
+    /// which source and what is wrong, and never shows the token.
+    public func checked(_ token: String) throws(ErrorReport) -> String {
+        guard let problem = TokenSyntax.problem(token) else { return token }
+        let fix: String
+        switch self {
+        case .flag, .argument: fix = "pass the token exactly as the publisher gave it"
+        case .environment: fix = "set CORPUS_TOKEN to the token exactly as the publisher gave it"
+        case .stored: fix = "store it again: corpus logout, then corpus login TOKEN"
+        }
+        throw ErrorReport(code: "token-syntax", message: "refused the token from \(name) before sending it: \(problem), which no token has (a token is base64url parts joined by dots)",
+                          hint: fix, kind: .usage)
+    }
+}
