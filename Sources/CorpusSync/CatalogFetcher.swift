@@ -59,6 +59,8 @@ public struct CatalogFetcher: Sendable {
         let links: [VerifiedRootDocument]
         let accepted: AcceptedCatalog?
         let fetch: FetchState?
+        /// Set when this is the catalog accepted earlier, used because every source was unreachable.
+        public var unrefreshed: UnrefreshedCatalog? = nil
 
         /// Writes the accepted root links, catalog and conditional-request state, each atomically.
         public func commit(home: HomeLayout) throws {

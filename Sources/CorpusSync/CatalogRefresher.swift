@@ -37,7 +37,8 @@ struct CatalogRefresher: Sendable {
     }
 
     /// Fetches and verifies every remote's catalog without persisting it. A refusal from any remote
-    /// stops the operation; a network failure falls back to the last accepted, unexpired catalog.
+    /// stops the operation; a network failure falls back to the last accepted, unexpired catalog,
+    /// marked `unrefreshed` so that the caller says so.
     func fetchAll() async throws -> PendingCatalogs {
         var out: [CatalogFetcher.Pending] = []
         for remote in remotes {
@@ -46,9 +47,13 @@ struct CatalogRefresher: Sendable {
             } catch let e as SyncError {
                 guard e.category == .network, let accepted = try CatalogState(home: home).accepted(remote.name),
                       let expiry = accepted.catalog.expiryDate, expiry > Date() else { throw e }
+                // Worked from, and said so: the caller reports it and a script sees exit 5, never "up to date".
+                let fetched = (try? FileManager.default.attributesOfItem(atPath: home.acceptedCatalog(remote.name)))?[.modificationDate] as? Date
                 out.append(CatalogFetcher.Pending(remote: remote, update: .unchanged(accepted.catalog),
                                                   root: try TrustStore(home: home).currentRoot(for: remote),
-                                                  links: [], accepted: nil, fetch: nil))
+                                                  links: [], accepted: nil, fetch: nil,
+                                                  unrefreshed: UnrefreshedCatalog(remote: remote.name, error: e, catalogVersion: accepted.catalog.version,
+                                                                                  signed: accepted.catalog.issued, fetched: fetched)))
             }
         }
         return PendingCatalogs(all: out)
@@ -94,6 +99,9 @@ struct PendingCatalogs: Sendable {
     }
 
     var remoteNames: Set<String> { Set(all.map(\.remote.name)) }
+
+    /// The catalogs used as accepted earlier because their refresh failed.
+    var unrefreshed: [UnrefreshedCatalog] { all.compactMap(\.unrefreshed) }
 
     /// Writes each remote's accepted root links, catalog and conditional-request state.
     func commit(home: HomeLayout) throws {

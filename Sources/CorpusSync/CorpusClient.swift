@@ -58,14 +58,16 @@ public struct CorpusClient: Sendable {
     // MARK: Install, sync, import, remove
 
     /// Installs the named corpora: refreshes catalogs, plans (import limit before any download), then
-    /// carries out each action, attempting every one.
-    public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
+    /// carries out each action, attempting every one. A catalog that could not be refreshed is
+    /// worked from as accepted earlier and named in the report's `unrefreshed`.
+    public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
         let plan = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
             .planInstall(wanted)
-        return try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(plan)
+        let outcomes = try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(plan)
+        return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed)
     }
 
     /// Brings installed corpora to their catalogs' latest, or to the set `wanted` names.
@@ -73,7 +75,7 @@ public struct CorpusClient: Sendable {
     /// A wanted-file naming anything the catalogs do not offer (a typo, a version not offered, an
     /// unknown catalog, an ambiguous name) is refused whole (`wantedNotOffered`) before anything is
     /// installed or removed: with `prune`, a typo would otherwise remove the corpus it misspells.
-    public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> [Outcome] {
+    public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
@@ -82,7 +84,8 @@ public struct CorpusClient: Sendable {
             let unknown = planner.unresolved(wanted, remotes: catalogs.remoteNames)
             guard unknown.isEmpty else { throw SyncError.wantedNotOffered(entries: unknown) }
         }
-        return try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(planner.planSync(wanted: wanted, prune: prune))
+        let outcomes = try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(planner.planSync(wanted: wanted, prune: prune))
+        return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed)
     }
 
     /// Installs a local bundle under the `local` remote, verified against the trusted root keys of

@@ -1,10 +1,11 @@
 import Foundation
 
 extension CorpusClient {
-    /// One event of an install or sync as a stream: progress while it runs, then the outcomes.
+    /// One event of an install or sync as a stream: progress while it runs, then the report (its
+    /// outcomes, and the catalogs that could not be refreshed).
     public enum Event: Sendable {
         case progress(Progress)
-        case finished([Outcome])
+        case finished(OperationReport)
     }
 
     /// `install` as an `AsyncThrowingStream`, for an app whose progress view iterates events
@@ -22,7 +23,7 @@ extension CorpusClient {
 
     /// Keeps the newest 256 events when the consumer falls behind: download progress comes in
     /// often and a late reader wants the latest, and `.finished`, yielded last, is never dropped.
-    private static func events(_ run: @escaping @Sendable (@escaping @Sendable (Progress) -> Void) async throws -> [Outcome])
+    private static func events(_ run: @escaping @Sendable (@escaping @Sendable (Progress) -> Void) async throws -> OperationReport)
         -> AsyncThrowingStream<Event, any Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
             let task = Task {

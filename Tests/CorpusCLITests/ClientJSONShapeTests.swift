@@ -26,21 +26,29 @@ import CorpusEngine
          + #"{"access":"entitled","bundled":false,"catalog":"main","description":"tide tables / streams","documents":3,"id":"atlas","installed":false,"language":"en","license":"CC0","locked":true,"passages":22,"size":2920,"tier":"pro","title":"Tides & streams","update_available":false,"version":"2"}]}"#),
         ("show", JSONOutput.string(ShowCommand.Shown(corpus: CatalogRow(OfferedCorpus(remote: "main", entry: F.entry("tides", version: "1")), installed: CorpusVersion("1"), locked: false))),
          #"{"corpus":{"access":"free","bundled":false,"catalog":"main","description":"tide tables / streams","documents":3,"id":"tides","installed":true,"installed_version":"1","language":"en","license":"CC0","locked":false,"passages":22,"size":2920,"title":"Tides & streams","update_available":false,"version":"1"}}"#),
-        ("install", JSONOutput.string(OutcomeResults([
+        ("install", JSONOutput.string(OutcomeResults(OperationReport(outcomes: [
             CorpusClient.Outcome(name: "main/tides", kind: .updated, version: "2", previousVersion: "1"),
             CorpusClient.Outcome(name: "main/knots", kind: .failed, error: .entitlementRequired(file: "knots")),
             CorpusClient.Outcome(name: "main/base", kind: .unchanged, version: "1"),
-         ])),
+         ], unrefreshed: []))),
          #"{"changed":1,"failed":1,"results":[{"corpus":"main/tides","previous_version":"1","status":"updated","version":"2"},"#
          + #"{"corpus":"main/knots","error":{"code":"entitlement","hint":"get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login","message":"knots needs an entitlement token and none was accepted"},"status":"failed"},"#
          + #"{"corpus":"main/base","status":"unchanged","version":"1"}]}"#),
-        ("sync, by delta and with a delta not used", JSONOutput.string(OutcomeResults([
+        ("sync, by delta and with a delta not used", JSONOutput.string(OutcomeResults(OperationReport(outcomes: [
             CorpusClient.Outcome(name: "main/tides", kind: .updated, version: "2", previousVersion: "1", via: .delta, bytesDownloaded: 3236),
             CorpusClient.Outcome(name: "main/knots", kind: .updated, version: "3", previousVersion: "2", via: .full, bytesDownloaded: 9000,
                                  deltaError: .delta(corpus: "main/knots", cause: .baseMismatch(reason: "row 4 holds passage a, not b"))),
-         ])),
+         ], unrefreshed: []))),
          #"{"changed":2,"failed":0,"results":[{"bytes_downloaded":3236,"corpus":"main/tides","previous_version":"1","status":"updated","version":"2","via":"delta"},"#
          + #"{"bytes_downloaded":9000,"corpus":"main/knots","delta_error":{"code":"delta","hint":"nothing of it was kept; the full bundle is installed instead (corpus sync)","message":"refused the delta: main/knots: the delta names what the installed version does not have: row 4 holds passage a, not b"},"previous_version":"2","status":"updated","version":"3","via":"full"}]}"#),
+        ("sync, with a catalog that could not be refreshed", JSONOutput.string(OutcomeResults(OperationReport(outcomes: [
+            CorpusClient.Outcome(name: "main/tides", kind: .unchanged, version: "2"),
+         ], unrefreshed: [UnrefreshedCatalog(remote: "main", error: .network(after: 3, last: .network(reason: "Connection refused")), catalogVersion: 4,
+                                             signed: "2026-11-30T09:00:00Z", fetched: Date(timeIntervalSince1970: 1_764_493_200))]))),
+         #"{"changed":0,"failed":0,"results":[{"corpus":"main/tides","status":"unchanged","version":"2"}],"unrefreshed":[{"catalog_version":4,"#
+         + #""error":{"code":"network","hint":"check the connection and the catalog URL, or add a mirror (corpus remote add … --mirror URL)","#
+         + #""message":"could not refresh catalog main: unavailable after 3 attempts: network error: Connection refused; used catalog version 4 as accepted earlier, signed 2026-11-30T09:00:00Z, last fetched 2025-11-30T09:00:00Z"},"#
+         + #""fetched":"2025-11-30T09:00:00Z","remote":"main","signed":"2026-11-30T09:00:00Z"}]}"#),
         ("import", JSONOutput.string(ImportCommand.Imported(imported: .init(id: "tides", version: "1", catalog: "local"))),
          #"{"imported":{"catalog":"local","id":"tides","version":"1"}}"#),
         ("remove", JSONOutput.string(RemoveCommand.Removed(removed: ["main/knots"], error: ErrorBody(ClientErrors.report(SyncError.notInstalled(name: "nope"))))),

@@ -31,24 +31,25 @@ struct CorpusAssistant {
         return try await retriever.search(question, options: SearchOptions())
     }
 
-    /// Installs `id`, reporting progress as it comes; returns what changed.
-    func install(_ id: String, progress: (String) -> Void) async throws -> [CorpusClient.Outcome] {
+    /// Installs `id`, reporting progress as it comes; returns what changed. A report whose
+    /// `unrefreshed` is not empty was decided from a catalog accepted earlier: say so, never "up to date".
+    func install(_ id: String, progress: (String) -> Void) async throws -> OperationReport? {
         for try await event in client.installEvents([WantedCorpus(id: id)]) {
             switch event {
             case .progress(.downloading(let name, let p)): progress("\(name): \(p.bytesDone) of \(p.total) bytes")
             case .progress(.verifying(let name)): progress("\(name): verifying")
             case .progress(.installed(let name, let version)): progress("\(name) \(version) installed")
-            case .finished(let outcomes): return outcomes
+            case .finished(let report): return report
             }
         }
-        return []
+        return nil
     }
 
     /// Brings every installed corpus to its catalog's latest (a delta when one is published).
-    func update() async throws -> [CorpusClient.Outcome] {
-        var outcomes: [CorpusClient.Outcome] = []
-        for try await case .finished(let done) in client.syncEvents(wanted: nil, prune: false) { outcomes = done }
-        return outcomes
+    func update() async throws -> OperationReport? {
+        var report: OperationReport?
+        for try await case .finished(let done) in client.syncEvents(wanted: nil, prune: false) { report = done }
+        return report
     }
 
     /// On the device: every installed corpus at once, then the passages that fit a 4,096-token

@@ -33,15 +33,16 @@ import CorpusTestSupport
         #expect(remote.hits.allSatisfy { $0.corpus == "tides" })
 
         let lines = LineLog()
-        let outcomes = try await app.install("tides") { lines.append($0) }
-        #expect(outcomes.map(\.kind) == [.installed])
+        let outcomes = try #require(try await app.install("tides") { lines.append($0) })
+        #expect(outcomes.map(\.kind) == [.installed] && outcomes.unrefreshed.isEmpty)
         #expect(lines.all.contains { $0.hasPrefix("main/tides: ") && $0.contains(" bytes") }, "\(lines.all)")
         #expect(lines.all.last?.hasSuffix("installed") == true, "\(lines.all)")
         // The same ranking on the device as on the server.
         let local = try await LocalRetriever(library: CorpusLibrary(home: home.path)).search("tidewater", options: SearchOptions())
         #expect(local.hits.map(\.passageID) == remote.hits.map(\.passageID))
 
-        #expect(try await app.update().map(\.kind) == [.unchanged])
+        let update = try #require(try await app.update())
+        #expect(update.map(\.kind) == [.unchanged] && update.unrefreshed.isEmpty)
 
         let vocabulary = URL(fileURLWithPath: MirrorTreeFixture.modelFolder + "/vocab.txt")
         try #require(FileManager.default.fileExists(atPath: vocabulary.path), "scripts/fetch-model.sh puts the MiniLM vocabulary in models/")
@@ -68,7 +69,7 @@ import CorpusTestSupport
         }
         #expect(events == 1)
         // Whatever the cancelled run got to, a second install completes and verifies.
-        let outcomes = try await app.install("tides") { _ in }
+        let outcomes = try #require(try await app.install("tides") { _ in })
         #expect(outcomes.map(\.kind) == [.installed] || outcomes.map(\.kind) == [.unchanged])
         #expect(try app.client.verify(nil).allSatisfy { $0.error == nil })
     }
