@@ -55,11 +55,15 @@ struct RemoteListCommand: ClientCommand {
     func run() throws -> Int32 {
         let remotes = try client.config().remotes
         if console.json {
-            console.emit(Listing(remotes: remotes.map { .init(name: $0.name, url: $0.url, mirrors: $0.mirrors) }))
+            console.emit(Listing(remotes: remotes.map { .init(name: $0.name, url: URLUserInfo.redacted($0.url), mirrors: $0.mirrors.map(URLUserInfo.redacted)) }))
             return 0
         }
         if remotes.isEmpty { console.info("no catalogs; add one with: corpus remote add NAME URL --trust KEY.pub") }
-        for r in remotes { console.out("\(r.name)\t\(r.url)\(r.mirrors.isEmpty ? "" : "\tmirrors: " + r.mirrors.joined(separator: ", "))") }
+        // A configuration written before URLs with credentials were refused (or by hand) never shows them.
+        for r in remotes {
+            let mirrors = r.mirrors.map(URLUserInfo.redacted)
+            console.out("\(r.name)\t\(URLUserInfo.redacted(r.url))\(mirrors.isEmpty ? "" : "\tmirrors: " + mirrors.joined(separator: ", "))")
+        }
         return 0
     }
 

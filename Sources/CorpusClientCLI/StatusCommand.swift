@@ -17,10 +17,10 @@ struct StatusCommand: ClientCommand {
         for r in try await client.refreshCatalogs() {
             switch r.result {
             case let .success(update):
-                catalogs.append(.init(name: r.remote.name, url: r.remote.url, version: update.catalog.version, expires: update.catalog.expires, fresh: true, error: nil))
+                catalogs.append(.init(name: r.remote.name, url: URLUserInfo.redacted(r.remote.url), version: update.catalog.version, expires: update.catalog.expires, fresh: true, error: nil))
             case let .failure(e):
                 let accepted = try? CatalogState(home: home).accepted(r.remote.name)
-                catalogs.append(.init(name: r.remote.name, url: r.remote.url, version: accepted?.catalog.version, expires: accepted?.catalog.expires,
+                catalogs.append(.init(name: r.remote.name, url: URLUserInfo.redacted(r.remote.url), version: accepted?.catalog.version, expires: accepted?.catalog.expires,
                                       fresh: false, error: e.description))
             }
         }

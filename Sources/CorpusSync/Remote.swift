@@ -53,6 +53,11 @@ public struct Remote: Codable, Hashable, Sendable {
             // What the user typed as a name, not something a publisher sent: a usage mistake.
             throw SyncError.invalidRemote(reason: "\(what) \(reason)")
         }
+        for u in [url] + mirrors + storage where URLUserInfo.isPresent(in: u) {
+            // Refused, not stored: config.json, `remote list` and `status` would show the password.
+            throw SyncError.invalidRemote(reason: "the URL \(URLUserInfo.redacted(u)) holds a user name or password; a catalog URL carries no credentials "
+                                          + "(an entitlement goes in a token: --token, CORPUS_TOKEN or corpus login; a proxy's in https_proxy)")
+        }
         for u in [url] + mirrors {
             guard let scheme = URLComponents(string: u)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw SyncError.invalidRemote(reason: "remote URL \(u) is not an http or https URL")
