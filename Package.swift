@@ -78,6 +78,9 @@ let package = Package(
         .testTarget(name: "CorpusEngineTests", dependencies: ["CorpusEngine", "CorpusTestSupport"]),
         .testTarget(name: "CorpusPublisherTests", dependencies: ["CorpusPublisher", "CorpusTestSupport"]),
         .testTarget(name: "CorpusSyncTests", dependencies: ["CorpusSync", "CorpusURLSession", "CorpusTestSupport"]),
+        // The URLSession transport's parts (the mailbox's cap, the delegate's cancel) without a
+        // server; its transfers are CorpusSyncTests', run over both transports.
+        .testTarget(name: "CorpusURLSessionTests", dependencies: ["CorpusURLSession"]),
         .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
         // The upstream of the mirror tests is a real `HTTPServer`, hence CorpusServer.
         .testTarget(name: "CorpusMirrorTests", dependencies: ["CorpusMirror", "CorpusServer", "CorpusSync", "CorpusTestSupport"]),

@@ -13,7 +13,7 @@ build=.build/tsan
 reports=$build/reports
 swift build --build-tests --sanitize=thread --build-path "$build"
 rm -rf "$reports" && mkdir -p "$reports"
-suites='CorpusFormatTests|CorpusSyncTests|CorpusEngineTests|CorpusPublisherTests|CorpusMirrorTests|CorpusServerTests|CorpusObjectStoreTests|CorpusCLITests'
+suites='CorpusFormatTests|CorpusSyncTests|CorpusURLSessionTests|CorpusEngineTests|CorpusPublisherTests|CorpusMirrorTests|CorpusServerTests|CorpusObjectStoreTests|CorpusCLITests'
 status=0
 TSAN_OPTIONS="halt_on_error=0 log_path=$PWD/$reports/report suppressions=$PWD/scripts/tsan.supp" \
   swift test --skip-build --build-path "$build" --filter "$suites" || status=$?

@@ -72,7 +72,7 @@ enum KnowledgeAppImport {
         let folder = try SourceFolder(path)
         let manifest = try source.decode(Manifest.self, try read(folder, "manifest.json", source: source), name: "manifest.json")
         let embedder = try checkedEmbedder(manifest, folder: folder, source: source)
-        let entries = try packEntries(manifest, folder: folder, source: source)
+        let (entries, skippedPacks) = try packEntries(manifest, folder: folder, source: source)
         let books = try present(core, in: folder, source: source)
             ? try KnowledgeAppBooks(file: core, copy: try copy(core, folder: folder, scratch: scratch, source: source), source: source) : nil
         var packs: [KnowledgeAppPack] = []
@@ -84,6 +84,7 @@ enum KnowledgeAppImport {
         corpus.description = manifest.description
         corpus.language = manifest.language
         corpus.license = manifest.license
+        if let skippedPacks { corpus.notes.insert(skippedPacks, at: 0) }
         let keep = embedder.dimension.map { SourceVectors.madeBy(model: embedder.model, dimension: $0, build) } ?? false
         let (vectors, note) = try self.vectors(entries, packs: packs, embedder: embedder, folder: folder, rows: rows, keep: keep, source: source)
         corpus.vectors = vectors
@@ -109,17 +110,27 @@ enum KnowledgeAppImport {
     }
 
     /// The packs to read: the manifest's list, else every `.pack` file but `core.pack`, by name.
-    static func packEntries(_ manifest: Manifest, folder: SourceFolder, source: ImportSource) throws -> [PackEntry] {
-        let entries = try manifest.packs ?? folder.list().files.map(\.path)
-            .filter { !$0.contains("/") && $0.hasSuffix(".pack") && $0 != core }
-            .map { PackEntry(file: $0) }
-        guard !entries.isEmpty else { throw source.bad("it holds no pack of passages (manifest.json lists none, and no .pack file but core.pack is there)") }
-        for e in entries {
-            for name in [e.file] + [e.vectors].compactMap({ $0 }) where name.isEmpty || name.contains("/") || name.hasPrefix(".") {
-                throw source.bad("manifest.json names \(name.debugDescription), which is not a file name in the folder")
+    /// A `.pack` entry the folder's listing skips (a link leaving the folder, a folder) is named,
+    /// as a listed pack that is one is refused by name: in the refusal when no pack is left,
+    /// otherwise in the note returned.
+    static func packEntries(_ manifest: Manifest, folder: SourceFolder, source: ImportSource) throws -> (entries: [PackEntry], note: String?) {
+        if let listed = manifest.packs {
+            guard !listed.isEmpty else { throw source.bad("it holds no pack of passages (manifest.json lists none)") }
+            for e in listed {
+                for name in [e.file] + [e.vectors].compactMap({ $0 }) where name.isEmpty || name.contains("/") || name.hasPrefix(".") {
+                    throw source.bad("manifest.json names \(name.debugDescription), which is not a file name in the folder")
+                }
             }
+            return (listed, nil)
         }
-        return entries
+        func isPack(_ path: String) -> Bool { !path.contains("/") && path.hasSuffix(".pack") && path != core }
+        let listing = try folder.list()
+        let entries = listing.files.map(\.path).filter(isPack).map { PackEntry(file: $0) }
+        let skipped = listing.skipped.filter { isPack($0.path) }.map { "skipped \($0.path): \($0.reason)" }.joined(separator: "; ")
+        guard !entries.isEmpty else {
+            throw source.bad("it holds no pack of passages (manifest.json lists none, and no .pack file but core.pack is there)" + (skipped.isEmpty ? "" : "; \(skipped)"))
+        }
+        return (entries, skipped.isEmpty ? nil : skipped)
     }
 
     /// True when the folder has file `name`, false when it has none; anything else there (a

@@ -11,13 +11,23 @@ enum ReaderAppImport {
     /// The model the reader app embeds with, when its metadata does not say.
     static let defaultModel = "Snowflake/snowflake-arctic-embed-m-v1.5"
 
+    /// A chapter as `corpus_meta.json` lists it: an object with an id, or a bare string (or
+    /// integer), which is the chapter's title and, when the chunks name their chapters by it, its id.
     struct Chapter: Decodable {
         var id: SourceID
         var title: String?
         var order: Double?
         var importance: Double?
+        /// Listed as a bare string: a title, which serves as the id only if the chunks use it so.
+        var bare = false
 
         init(from decoder: Decoder) throws {
+            if let name = try? decoder.singleValueContainer().decode(SourceID.self) {
+                id = name
+                title = name.text
+                bare = true
+                return
+            }
             let c = try decoder.container(keyedBy: AnyKey.self)
             self.id = try c.required(SourceID.self, "id")
             title = try c.first(String.self, "title", "name")
@@ -32,6 +42,9 @@ enum ReaderAppImport {
         var language: String?
         var license: String?
         var chapters: [Chapter]?
+        /// Why `chapters` was there and not read (`wrong type at chapters.0`): the field is
+        /// optional and the chunks name their chapters, so the import goes on without it.
+        var chaptersUnread: String?
         var weights: [String: Double]?
         var model: String?
         var dimension: Int?
@@ -43,7 +56,7 @@ enum ReaderAppImport {
             description = try c.first(String.self, "description", "source")
             language = try c.first(String.self, "language")
             license = try c.first(String.self, "license")
-            chapters = try c.first([Chapter].self, "chapters")
+            do { chapters = try c.first([Chapter].self, "chapters") } catch { chaptersUnread = CanonicalJSON.reason(error) }
             weights = try c.first([String: Double].self, "chapter_weights", "importance")
             model = try c.first(String.self, "embedding_model", "embedder", "model")
             dimension = try c.first(Int.self, "embedding_dimension", "dimension")
@@ -85,8 +98,9 @@ enum ReaderAppImport {
             : try source.decode([Chunk].self, chunkBytes, name: "chunks.json")
         guard !chunks.isEmpty else { throw source.bad("chunks.json holds no chunks") }
         let weights = try chapterWeights(meta, archive: archive, root: root, source: source)
-        let chapters = try orderedChapters(meta, chunks: chunks, weights: weights, source: source)
+        let (chapters, chaptersNote) = try orderedChapters(meta, chunks: chunks, weights: weights, source: source)
         var (corpus, rows) = try passages(chunks, chapters: chapters, source: source)
+        if let chaptersNote { corpus.notes.insert(chaptersNote, at: 0) }
         corpus.title = meta.title
         corpus.description = meta.description
         corpus.language = meta.language
@@ -119,24 +133,58 @@ enum ReaderAppImport {
     typealias ChapterInfo = (id: String, title: String, importance: Double?)
 
     /// The chapters in reading order: the metadata's, by `order`; else as the chunks first name them.
-    static func orderedChapters(_ meta: Meta, chunks: [Chunk], weights: [String: Double], source: ImportSource) throws -> [ChapterInfo] {
+    /// A list holding bare strings is a list of titles: they are the chapters only when they can
+    /// be (unique, valid ids, every chunk's chapter among them); otherwise the list is set aside,
+    /// as is a `chapters` that does not decode, and the note says so. A list of objects is the
+    /// source's own account of its chapters, so a chunk it does not list is refused.
+    /// - Returns: the chapters, and the note when `chapters` was set aside.
+    static func orderedChapters(_ meta: Meta, chunks: [Chunk], weights: [String: Double],
+                                source: ImportSource) throws -> (chapters: [ChapterInfo], note: String?) {
+        let chunksOwn = "the chapters are the ones the chunks name, in the order they first appear, titled by their ids"
+        var note = meta.chaptersUnread.map { "corpus_meta.json: chapters was not read (\($0)); \(chunksOwn)" }
+        if let listed = meta.chapters, !listed.isEmpty {
+            if listed.contains(where: \.bare), let unusable = unusableTitles(listed, chunks: chunks, source: source) {
+                note = "corpus_meta.json: chapters lists plain titles that cannot stand for the chapters (\(unusable)); \(chunksOwn)"
+            } else {
+                return (try listedChapters(listed, chunks: chunks, weights: weights, source: source), nil)
+            }
+        }
         var out: [ChapterInfo] = []
         var seen = Set<String>()
-        if let listed = meta.chapters, !listed.isEmpty {
-            let sorted = listed.enumerated().sorted { ($0.element.order ?? Double($0.offset), $0.offset) < ($1.element.order ?? Double($1.offset), $1.offset) }
-            for (_, c) in sorted {
-                try source.checkID(c.id.text, what: "chapter")
-                guard seen.insert(c.id.text).inserted else { throw source.bad("corpus_meta.json lists chapter \(c.id.text.debugDescription) twice") }
-                out.append((c.id.text, c.title ?? c.id.text, weights[c.id.text]))
+        for chunk in chunks where seen.insert(chunk.chapter.text).inserted {
+            try source.checkID(chunk.chapter.text, what: "chapter")
+            out.append((chunk.chapter.text, chunk.chapter.text, weights[chunk.chapter.text]))
+        }
+        return (out, note)
+    }
+
+    /// Why a list holding bare titles cannot be the chapters, or nil when it can.
+    static func unusableTitles(_ listed: [Chapter], chunks: [Chunk], source: ImportSource) -> String? {
+        var seen = Set<String>()
+        for c in listed {
+            if c.bare, (try? source.checkID(c.id.text, what: "chapter")) == nil {
+                return "\(c.id.text.prefix(40).debugDescription) is no chapter id"
             }
-            for (n, chunk) in chunks.enumerated() where !seen.contains(chunk.chapter.text) {
-                throw source.bad("chunks.json: chunk \(n) names chapter \(chunk.chapter.text.debugDescription), which corpus_meta.json's chapters do not list")
-            }
-        } else {
-            for chunk in chunks where seen.insert(chunk.chapter.text).inserted {
-                try source.checkID(chunk.chapter.text, what: "chapter")
-                out.append((chunk.chapter.text, chunk.chapter.text, weights[chunk.chapter.text]))
-            }
+            if !seen.insert(c.id.text).inserted { return "\(c.id.text.debugDescription) is listed twice" }
+        }
+        if let n = chunks.firstIndex(where: { !seen.contains($0.chapter.text) }) {
+            return "chunk \(n) names chapter \(chunks[n].chapter.text.debugDescription), which the list does not hold"
+        }
+        return nil
+    }
+
+    /// The listed chapters, by `order` (else as listed); every chunk must name one of them.
+    static func listedChapters(_ listed: [Chapter], chunks: [Chunk], weights: [String: Double], source: ImportSource) throws -> [ChapterInfo] {
+        var out: [ChapterInfo] = []
+        var seen = Set<String>()
+        let sorted = listed.enumerated().sorted { ($0.element.order ?? Double($0.offset), $0.offset) < ($1.element.order ?? Double($1.offset), $1.offset) }
+        for (_, c) in sorted {
+            try source.checkID(c.id.text, what: "chapter")
+            guard seen.insert(c.id.text).inserted else { throw source.bad("corpus_meta.json lists chapter \(c.id.text.debugDescription) twice") }
+            out.append((c.id.text, c.title ?? c.id.text, weights[c.id.text]))
+        }
+        for (n, chunk) in chunks.enumerated() where !seen.contains(chunk.chapter.text) {
+            throw source.bad("chunks.json: chunk \(n) names chapter \(chunk.chapter.text.debugDescription), which corpus_meta.json's chapters do not list")
         }
         return out
     }

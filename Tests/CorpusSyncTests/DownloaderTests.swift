@@ -320,9 +320,12 @@ import Testing
         let downloader = env.downloader
         let ref = env.tree.bundleRef
         let task = Task { try await downloader.download(ref, from: [Source(baseURL: server.baseURL, isOrigin: true)]) }
-        // Wait (without timing assumptions) until the server has sent its bytes and gone silent.
-        while FileIO.fileSize(env.home.partial(sha256: ref.digest)) ?? 0 < 2000 { try await Task.sleep(nanoseconds: 10_000_000) }
+        // Wait until the server has sent its bytes and gone silent: well within the stall timeout
+        // on any machine, and a failure naming what was seen if not.
+        let partial = env.home.partial(sha256: ref.digest), deadline = 20.0
+        let arrived = try await Polling.until(seconds: deadline) { FileIO.fileSize(partial) ?? 0 >= 2000 }
         task.cancel()
+        try #require(arrived, "after \(deadline) s the partial download holds \(FileIO.fileSize(partial) ?? 0) of the 2000 bytes the server sent")
         await #expect(throws: SyncError.cancelled) { try await task.value }
         #expect(FileIO.fileSize(env.home.partial(sha256: ref.digest)) == 2000)
     }

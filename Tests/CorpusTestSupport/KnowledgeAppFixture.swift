@@ -25,6 +25,10 @@ public struct KnowledgeAppFixture: Sendable {
     public var unknownBook = false
     /// The name of the text column of `gutenberg.pack`'s passages (another name stages a pack without one).
     public var textColumn = "text"
+    /// False leaves `packs` out of `manifest.json`, so the importer reads every `.pack` file.
+    public var listsPacks = true
+    /// Files written beside the folder (`<folder>-outside/`) and linked from it: links leaving it.
+    public var linkedOutside: Set<String> = []
 
     public static let newsTimestamps = ["2026-03-01T09:30:00+02:00", "1772900000", "2026-03-09"]
 
@@ -47,7 +51,9 @@ public struct KnowledgeAppFixture: Sendable {
         }
         var packs: [[String: Any]] = [["file": "gutenberg.pack", "vectors": "gutenberg.vectors"]]
         if withNews { packs.append(["file": "news.pack"]) }
-        try json(["format": 1, "title": "Gutenberg shelf", "embedder": ["id": model, "dimension": dimension], "packs": packs], "manifest.json")
+        var manifest: [String: Any] = ["format": 1, "title": "Gutenberg shelf", "embedder": ["id": model, "dimension": dimension]]
+        if listsPacks { manifest["packs"] = packs }
+        try json(manifest, "manifest.json")
         try json(["model": embedderFileModel ?? model, "dimension": dimension, "special_tokens": ["cls": 101, "sep": 102, "pad": 0]], "embedder.json")
         try "[PAD]\n[UNK]\n[CLS]\n[SEP]\ntide\n".write(toFile: "\(folder)/vocab.txt", atomically: true, encoding: .utf8)
         try writeCore("\(folder)/core.pack")
@@ -57,6 +63,13 @@ public struct KnowledgeAppFixture: Sendable {
         if vectorsSizeDelta < 0 { values.removeLast(-vectorsSizeDelta) }
         try values.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: "\(folder)/gutenberg.vectors")) }
         if withNews { try writeNews("\(folder)/news.pack") }
+        guard !linkedOutside.isEmpty else { return }
+        let outside = "\(folder)-outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        for name in linkedOutside.sorted() {
+            try FileManager.default.moveItem(atPath: "\(folder)/\(name)", toPath: "\(outside)/\(name)")
+            try FileManager.default.createSymbolicLink(atPath: "\(folder)/\(name)", withDestinationPath: "\(outside)/\(name)")
+        }
     }
 
     func writeCore(_ path: String) throws {

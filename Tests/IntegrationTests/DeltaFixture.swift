@@ -89,20 +89,44 @@ final class DeltaFixture: @unchecked Sendable {
         }
     }
 
-    /// The published delta taken apart, changed by `change`, and written again signed by `key`.
-    func craftDelta(key: SecretKey, change: (inout DeltaChanges) -> Void = { _ in }) throws -> String {
+    /// The published delta taken apart, changed by `change` (its rows), `document` (its
+    /// `delta.json`) and `manifest` (the new version's manifest and signature it carries in
+    /// place of the published ones), and written again signed by `key`.
+    func craftDelta(key: SecretKey, change: (inout DeltaChanges) -> Void = { _ in }, document edit: (inout DeltaDocument) -> Void = { _ in },
+                    manifest replacement: (bytes: Data, signature: Signature)? = nil) throws -> String {
         let reader = try DeltaReader(path: "\(tree.publicDir)/\(try delta().path)")
-        let document = try reader.document(trustedKeys: [try rootKey.publicKey])
-        let (_, manifestBytes, signature) = try reader.manifest(of: document, trustedKeys: [try rootKey.publicKey])
+        var document = try reader.document(trustedKeys: [try rootKey.publicKey])
+        let published = try reader.manifest(of: document, trustedKeys: [try rootKey.publicKey])
+        let (manifestBytes, signature) = replacement ?? (published.bytes, published.signature)
         var changes = try DeltaChanges.decode(try reader.changes(of: document), passages: Int.max)
         change(&changes)
         let work = TempDirectory("crafted-delta")
         let vectors = work.url("vectors.bin")
         try reader.extractVectors(of: document, to: vectors)
+        document.to.manifest = SHA256.digest(manifestBytes)
+        edit(&document)
         let out = "\(tree.work.path)/crafted-\(UInt32.random(in: 0...UInt32.max)).delta.zip"
         try DeltaWriter.write(document: document, manifest: manifestBytes, manifestSignature: signature.fileText,
                               changes: try changes.canonicalBytes(), vectorsPath: vectors, key: key, to: out)
         return out
+    }
+
+    /// The full bundle of `tides` 2 written again with its manifest changed by `change` and signed
+    /// by the root key (what only a publisher's key can make), put in the tree under its
+    /// content-addressed name; catalog 2 is not changed. Returns the bundle's reference and the
+    /// manifest as signed, with its bytes and signature.
+    func reissueBundle(_ change: (inout Manifest) -> Void) throws -> (ref: BundleRef, bytes: Data, signature: Signature) {
+        let work = TempDirectory("reissued-bundle")
+        let key = try rootKey
+        var manifest = try BundleReader(path: "\(tree.publicDir)/\(try entry().bundle.path)").extract(to: work.url("unpacked"), trustedKeys: [key.publicKey])
+        change(&manifest)
+        let out = work.url("reissued.corpus.zip")
+        let signed = try BundleWriter.write(manifest: manifest, packPath: work.url("unpacked/\(BundleLayout.pack)"),
+                                            vectorsPath: work.url("unpacked/\(BundleLayout.vectors)"), key: key, to: out)
+        let ref = try BundleRef(hashing: out) { TreeLayout.bundlePath(sha256: $0.hex) }
+        try FileManager.default.moveItem(atPath: out, toPath: "\(tree.publicDir)/\(ref.path)")
+        let bytes = try signed.canonicalBytes()
+        return (ref, bytes, try key.sign(bytes, trustedComment: signed.trustedComment))
     }
 
     /// Removes the full bundle of `tides` 2 from the tree: a client whose delta is refused then has

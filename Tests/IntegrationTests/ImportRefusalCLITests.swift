@@ -168,6 +168,11 @@ import CorpusTestSupport
             let r = try ProcessRunner.run("sqlite3", ["\(folder)/news.pack", "ALTER TABLE passages RENAME TO rows; CREATE VIEW passages AS SELECT * FROM rows"])
             guard r.status == 0 else { throw IntegrationError("sqlite3: \(r.stderr)") }
          }, "news.pack: passages is a view, not a table"),
+        ("the only pack a link leaving the folder", { f in
+            f.withNews = false
+            f.listsPacks = false
+            f.linkedOutside = ["gutenberg.pack"]
+         }, nil, "it holds no pack of passages (manifest.json lists none, and no .pack file but core.pack is there); skipped gutenberg.pack: symbolic link leaving the source folder"),
         ("a pack that is not SQLite", { _ in }, { folder in
             try "not a database".write(toFile: "\(folder)/news.pack", atomically: true, encoding: .utf8)
          }, "news.pack is not a readable SQLite pack (file is not a database)"),
