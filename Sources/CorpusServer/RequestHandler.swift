@@ -171,7 +171,10 @@ final class RequestHandler: Sendable {
             return serveFile(["index.html"], req, gated: false, useCache: useCache)
         default:
             let decision = gate.decide(target.segments, authorization: req.header(.authorization))
-            if let storageRedirect, StorageRedirect.redirects(target.segments), decision == .open || decision == .granted {
+            // Only what a catalog lists leaves for the object store: any other path is answered
+            // from the tree, as the plain server answers it (404 unless PUBLIC_DIR holds it).
+            if let storageRedirect, StorageRedirect.redirects(target.segments), decision == .open || decision == .granted,
+               gate.lists(target.segments) {
                 return storageRedirect.response(target.segments, granted: decision == .granted)
             }
             switch decision {
