@@ -103,6 +103,9 @@ extension ServeCommand {
         guard let privateText = cmd.value(ObjectStoreOptions.privateLocation) else {
             throw UsageError.invalidValue(option: ObjectStoreOptions.privateLocation.name, value: "", expected: "the private location (required with --gate-only)")
         }
+        if let base = cmd.value(publicURL) {
+            try URLCredentials.refuse(base, option: publicURL.name, instead: "give the public tree's URL alone: every client is sent it in redirects")
+        }
         guard let base = cmd.value(publicURL), let scheme = URLComponents(string: base)?.scheme?.lowercased(),
               scheme == "http" || scheme == "https", URLComponents(string: base)?.host?.isEmpty == false else {
             throw UsageError.invalidValue(option: publicURL.name, value: cmd.value(publicURL) ?? "", expected: "the http(s) base URL of the public tree (required with --gate-only)")
