@@ -59,12 +59,12 @@ final class CatalogIndex: Sendable {
 
     static let maxCatalogBytes: Int64 = 64 << 20
 
-    private let tree: StaticTree
+    private let served: ServedTree
     private let checkInterval: Duration
     private let state = Mutex(State())
 
-    init(tree: StaticTree, checkInterval: Duration = .seconds(1)) {
-        self.tree = tree
+    init(served: ServedTree, checkInterval: Duration = .seconds(1)) {
+        self.served = served
         self.checkInterval = checkInterval
     }
 
@@ -76,28 +76,32 @@ final class CatalogIndex: Sendable {
             if !recheck, let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
             let first = s.lastCheck == nil
             s.lastCheck = now
+            // A tree swapped in for the old one differs here too (other inodes), and is rebuilt from.
+            let tree = served.current().tree
             let pointer = tree.identity([TreeLayout.pointer])
             let folder = tree.identity(["catalogs"])
             if !first, pointer == s.pointerIdentity, folder == s.folderIdentity { return s.snapshot }
             s.pointerIdentity = pointer
             s.folderIdentity = folder
-            rebuild(&s)
+            rebuild(&s, tree)
             return s.snapshot
         }
     }
 
     /// Forgets every parsed catalog and reads the tree again now (SIGHUP).
     func reload() {
+        let tree = served.current().tree
         state.withLock { s in
             s.parsed = [:]
             s.lastCheck = .now
             s.pointerIdentity = tree.identity([TreeLayout.pointer])
             s.folderIdentity = tree.identity(["catalogs"])
-            rebuild(&s)
+            rebuild(&s, tree)
         }
     }
 
-    private func rebuild(_ s: inout State) {
+    /// Reads the catalogs of `tree`, one opening of the folder throughout.
+    private func rebuild(_ s: inout State, _ tree: StaticTree) {
         var pointerID: String?
         var currentName: String?
         if let (data, _) = tree.read([TreeLayout.pointer], limit: 1 << 20),
