@@ -28,8 +28,13 @@ final class CatalogIndex: Sendable {
         /// The catalog id from `catalog.json` (or, failing that, from the catalogs): a token's audience.
         var catalogID: String?
         var bundles: [String: [Owner]]
+        /// Every other file a catalog names: embedder artifacts (public, gated by nothing).
+        var artifacts: Set<String> = []
 
         func owners(ofBundle path: String) -> [Owner]? { bundles[path] }
+
+        /// Whether some catalog of the tree names `path` (a bundle, a delta or an embedder artifact).
+        func lists(_ path: String) -> Bool { bundles[path] != nil || artifacts.contains(path) }
     }
 
     private struct State {
@@ -48,16 +53,18 @@ final class CatalogIndex: Sendable {
         let version: Int
         /// Every entry naming a bundle, by bundle path (two entries may share one file).
         let owners: [String: [Owner]]
+        /// The embedder artifacts it names.
+        let artifacts: [String]
     }
 
     static let maxCatalogBytes: Int64 = 64 << 20
 
-    private let tree: StaticTree
+    private let served: ServedTree
     private let checkInterval: Duration
     private let state = Mutex(State())
 
-    init(tree: StaticTree, checkInterval: Duration = .seconds(1)) {
-        self.tree = tree
+    init(served: ServedTree, checkInterval: Duration = .seconds(1)) {
+        self.served = served
         self.checkInterval = checkInterval
     }
 
@@ -69,28 +76,32 @@ final class CatalogIndex: Sendable {
             if !recheck, let last = s.lastCheck, now - last < checkInterval { return s.snapshot }
             let first = s.lastCheck == nil
             s.lastCheck = now
+            // A tree swapped in for the old one differs here too (other inodes), and is rebuilt from.
+            let tree = served.current().tree
             let pointer = tree.identity([TreeLayout.pointer])
             let folder = tree.identity(["catalogs"])
             if !first, pointer == s.pointerIdentity, folder == s.folderIdentity { return s.snapshot }
             s.pointerIdentity = pointer
             s.folderIdentity = folder
-            rebuild(&s)
+            rebuild(&s, tree)
             return s.snapshot
         }
     }
 
     /// Forgets every parsed catalog and reads the tree again now (SIGHUP).
     func reload() {
+        let tree = served.current().tree
         state.withLock { s in
             s.parsed = [:]
             s.lastCheck = .now
             s.pointerIdentity = tree.identity([TreeLayout.pointer])
             s.folderIdentity = tree.identity(["catalogs"])
-            rebuild(&s)
+            rebuild(&s, tree)
         }
     }
 
-    private func rebuild(_ s: inout State) {
+    /// Reads the catalogs of `tree`, one opening of the folder throughout.
+    private func rebuild(_ s: inout State, _ tree: StaticTree) {
         var pointerID: String?
         var currentName: String?
         if let (data, _) = tree.read([TreeLayout.pointer], limit: 1 << 20),
@@ -113,11 +124,13 @@ final class CatalogIndex: Sendable {
                 // A delta holds passages of the version it leads to: the same entry gates it.
                 for d in e.deltas ?? [] { owners[d.path, default: []].append(owner) }
             }
-            s.parsed[name] = ParsedCatalog(identity: identity, id: catalog.id, version: catalog.version, owners: owners)
+            s.parsed[name] = ParsedCatalog(identity: identity, id: catalog.id, version: catalog.version, owners: owners,
+                                           artifacts: (catalog.embedders ?? []).map(\.artifact.path))
         }
         for name in s.parsed.keys where !seen.contains(name) { s.parsed[name] = nil }
         let fallbackID = currentName.flatMap { s.parsed[$0]?.id } ?? s.parsed.values.first?.id
-        s.snapshot = Snapshot(catalogID: pointerID ?? fallbackID, bundles: Self.newestOwners(Array(s.parsed.values)))
+        s.snapshot = Snapshot(catalogID: pointerID ?? fallbackID, bundles: Self.newestOwners(Array(s.parsed.values)),
+                              artifacts: Set(s.parsed.values.flatMap(\.artifacts)))
     }
 
     /// For each bundle, the entries of the newest catalog (highest version) that lists it. Two

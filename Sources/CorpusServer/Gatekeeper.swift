@@ -76,6 +76,14 @@ final class Gatekeeper: Sendable {
         return .granted
     }
 
+    /// Whether a catalog of the tree names this path, looking at the tree again when the index
+    /// does not (a catalog published since the last check may): a gate-only server redirects
+    /// nothing else.
+    func lists(_ segments: [String]) -> Bool {
+        let path = segments.joined(separator: "/")
+        return index.current().lists(path) || index.current(recheck: true).lists(path)
+    }
+
     private func cachedClaims(_ token: String, _ verifier: EntitlementVerifier) throws(EntitlementTokenError) -> EntitlementClaims {
         if let hit = verified.withLock({ $0[token] }) { return hit }
         let claims = try verifier.signedClaims(token)

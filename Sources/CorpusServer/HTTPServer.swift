@@ -16,12 +16,14 @@ public final class HTTPServer {
     public let metricsPort: UInt16?
     private let core: ServerCore
     private let index: CatalogIndex
+    private let served: ServedTree
     private let headDeadline: RequestHeadDeadline
     private var listeners: [MHDListener] = []
 
     public init(_ config: ServerConfiguration) throws(ServerError) {
-        let tree = try StaticTree(path: config.root)
-        index = CatalogIndex(tree: tree, checkInterval: config.catalogCheckInterval)
+        let served = try ServedTree(path: config.root, cacheBytes: config.smallFileCacheBytes, checkInterval: config.rootCheckInterval)
+        self.served = served
+        index = CatalogIndex(served: served, checkInterval: config.catalogCheckInterval)
         let verifier = config.entitlementKey.map { EntitlementVerifier(key: $0, audience: nil, leeway: config.tokenLeeway) }
         let access = config.metrics ?? MetricsAccess.default(listenHost: config.host)
         metrics = ServerMetrics()
@@ -29,9 +31,8 @@ public final class HTTPServer {
         let catalogs = index
         let routes = RequestHandler.Routes(tree: true, metrics: access.place == .mainListener ? access : nil,
                                            search: config.search.map { SearchEndpoint(backend: $0, index: catalogs) })
-        core = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
-                                                 inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect,
-                                                 cache: tree.smallFileCache(byteLimit: config.smallFileCacheBytes)),
+        core = ServerCore(handler: RequestHandler(served: served, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
+                                                 inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect),
                           metrics: metrics, accessLog: config.accessLog, headDeadline: headDeadline)
         host = config.host
         let main = try MHDListener(host: config.host, port: config.port, threads: config.threads, core: core, config: config)
@@ -39,7 +40,7 @@ public final class HTTPServer {
         listeners = [main]
         if case let .ownListener(metricsHost, metricsPort) = access.place {
             // Scrapes are not counted in the metrics they read.
-            let scrapes = ServerCore(handler: RequestHandler(tree: tree, gate: Gatekeeper(verifier: nil, index: index), metrics: metrics,
+            let scrapes = ServerCore(handler: RequestHandler(served: served, gate: Gatekeeper(verifier: nil, index: index), metrics: metrics,
                                                             routes: .init(tree: false, metrics: access)),
                                      metrics: ServerMetrics(), accessLog: config.accessLog, headDeadline: headDeadline)
             let listener = try MHDListener(host: metricsHost, port: metricsPort, threads: 1, core: scrapes, config: config)
@@ -51,8 +52,13 @@ public final class HTTPServer {
         headDeadline.start()
     }
 
-    /// Reads every catalog of the tree again now, instead of at the next check (SIGHUP).
-    public func reloadCatalogs() { index.reload() }
+    /// Opens PUBLIC_DIR again by its path and reads every catalog of it now, instead of at the
+    /// next check (SIGHUP). When the path names no folder that can be opened, the tree opened
+    /// before is kept (its catalogs are read again) and the error says why.
+    public func reload() throws(ServerError) {
+        defer { index.reload() }
+        try served.reopen()
+    }
 
     /// Stops accepting connections, waits up to `grace` for responses in flight, then shuts down.
     /// Returns true when nothing was cut off.

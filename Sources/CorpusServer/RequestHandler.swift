@@ -78,20 +78,17 @@ final class RequestHandler: Sendable {
         var search: SearchEndpoint?
     }
 
-    let tree: StaticTree
+    let served: ServedTree
     let gate: Gatekeeper
     let metrics: ServerMetrics
     let inlineLimit: Int64
     let routes: Routes
     let storageRedirect: StorageRedirect?
-    let cache: SmallFileCache
 
-    init(tree: StaticTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0,
-         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener)), storageRedirect: StorageRedirect? = nil,
-         cache: SmallFileCache = SmallFileCache(byteLimit: 0)) {
+    init(served: ServedTree, gate: Gatekeeper, metrics: ServerMetrics, inlineLimit: Int = 0,
+         routes: Routes = Routes(tree: true, metrics: MetricsAccess(place: .mainListener)), storageRedirect: StorageRedirect? = nil) {
         self.storageRedirect = storageRedirect
-        self.cache = cache
-        self.tree = tree
+        self.served = served
         self.gate = gate
         self.metrics = metrics
         self.inlineLimit = Int64(max(0, inlineLimit))
@@ -171,7 +168,10 @@ final class RequestHandler: Sendable {
             return serveFile(["index.html"], req, gated: false, useCache: useCache)
         default:
             let decision = gate.decide(target.segments, authorization: req.header(.authorization))
-            if let storageRedirect, StorageRedirect.redirects(target.segments), decision == .open || decision == .granted {
+            // Only what a catalog lists leaves for the object store: any other path is answered
+            // from the tree, as the plain server answers it (404 unless PUBLIC_DIR holds it).
+            if let storageRedirect, StorageRedirect.redirects(target.segments), decision == .open || decision == .granted,
+               gate.lists(target.segments) {
                 return storageRedirect.response(target.segments, granted: decision == .granted)
             }
             switch decision {
@@ -245,6 +245,9 @@ final class RequestHandler: Sendable {
     static let conditionalFields: [HTTPHeaderName] = [.range, .ifRange, .ifMatch, .ifNoneMatch, .ifModifiedSince, .ifUnmodifiedSince]
 
     private func serveFile(_ segments: [String], _ req: HTTPRequest, gated: Bool, useCache: Bool) -> HTTPResponse {
+        // One opening of PUBLIC_DIR answers the whole request, cache included.
+        let opening = served.current()
+        let tree = opening.tree, cache = opening.cache
         // Gated responses differ by token and say `Vary: Authorization`; they are never shared.
         let cacheable = useCache && cache.isEnabled && !gated && req.method == .get
             && !req.headers.contains { Self.conditionalFields.contains($0.name) }
@@ -284,7 +287,7 @@ final class RequestHandler: Sendable {
         case .full:
             guard let body = body(file, offset: 0, length: id.size, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
             let response = HTTPResponse(status: .ok, headers: headers, body: body)
-            return cacheable ? cached(response, path: path, segments: segments, file: file) : response
+            return cacheable ? cached(response, path: path, segments: segments, file: file, in: opening) : response
         case let .partial(offset, length):
             headers.append((.contentRange, "bytes \(offset)-\(offset + length - 1)/\(id.size)"))
             guard let body = body(file, offset: offset, length: length, head: head) else { return .refusal(.internalServerError, "the file changed while being read") }
@@ -298,11 +301,11 @@ final class RequestHandler: Sendable {
 
     /// `response` (a full 200 read into memory from `file`) built once and kept in the cache, when
     /// the file was the same after it was read as when it was opened; else `response` as it is.
-    private func cached(_ response: HTTPResponse, path: String, segments: [String], file: OpenedFile) -> HTTPResponse {
+    private func cached(_ response: HTTPResponse, path: String, segments: [String], file: OpenedFile, in opening: ServedTree.Opening) -> HTTPResponse {
         guard case let .bytes(bytes) = response.body, file.identityNow() == file.identity,
               let prepared = PreparedResponse(response, close: false) else { return response }
-        cache.insert(path: path, segments: segments, identity: file.identity, response: prepared, bytes: bytes.count,
-                     current: { tree.currentIdentity(segments) })
+        opening.cache.insert(path: path, segments: segments, identity: file.identity, response: prepared, bytes: bytes.count,
+                             current: { opening.tree.currentIdentity(segments) })
         return HTTPResponse(status: response.status, body: .prepared(prepared))
     }
 

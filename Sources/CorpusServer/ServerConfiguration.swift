@@ -45,6 +45,9 @@ public struct ServerConfiguration: Sendable {
     public var smallFileCacheBytes: Int = 8 << 20
     /// How often at most the catalog pointer is checked for a new catalog.
     public var catalogCheckInterval: Duration = .seconds(1)
+    /// How often at most `root` is looked at (one `stat`) for another folder swapped in by a
+    /// deploy (`ServedTree`).
+    public var rootCheckInterval: Duration = .seconds(1)
     /// Answers `GET /v1/search` when set (`corpusd serve --search`); nil answers 404 there.
     public var search: (any SearchBackend)?
     /// Gate-only: content-addressed files are never served but redirected (entitled ones to a

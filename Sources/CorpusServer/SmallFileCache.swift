@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// How a hit knows that: with a `TreeChangeWatch` (Linux), the file and each folder above it are
 /// watched from before the entry goes in, and a hit first reads the watch's queue; a change on
-/// a watched path there empties the cache. Without one (or while another thread is reading that queue), a hit
+/// a watched path there (or any mount change) empties the cache. Without one (or while another thread is reading that queue), a hit
 /// looks at the file's identity now (`current`). Least recently used entries go first once
 /// `byteLimit` or `entryLimit` would be passed.
 final class SmallFileCache: Sendable {

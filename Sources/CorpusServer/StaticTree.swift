@@ -12,6 +12,9 @@ internal import CLinux
 final class StaticTree: Sendable {
     let rootPath: String
     private let rootFD: Int32
+    /// Device and inode of the folder opened: what the path must still name (`isStill`).
+    private let rootDevice: UInt64
+    private let rootInode: UInt64
 
     init(path: String) throws(ServerError) {
         // The root itself may be a symlink (e.g. /srv/corpus -> /data/corpus-2026); resolve it once.
@@ -20,8 +23,25 @@ final class StaticTree: Sendable {
         free(real)
         let fd = Self.retrying { Glibc.open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw .rootUnavailable(path: path, errno: errno) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let e = errno
+            close(fd)
+            throw .rootUnavailable(path: path, errno: e)
+        }
         rootPath = resolved
         rootFD = fd
+        rootDevice = UInt64(st.st_dev)
+        rootInode = UInt64(st.st_ino)
+    }
+
+    /// Whether `path` (followed through symlinks) still names the folder this tree opened, or
+    /// names nothing at all (mid-deploy): false only when it names another one. The
+    /// corresponding C function is `stat`.
+    func isStill(at path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return true }
+        return UInt64(st.st_dev) == rootDevice && UInt64(st.st_ino) == rootInode
     }
 
     deinit { close(rootFD) }

@@ -17,9 +17,12 @@ public struct StorageRedirect: Sendable {
     public let publicBase: String
     /// Seconds a presigned URL stays good.
     public let expiry: Int
+    /// A presigned URL is a credential for its object until it expires: minutes, not hours (SigV4
+    /// itself would allow 7 days, `SigV4Presigner.maximumExpiry`).
     public static let expiryRange = 30...3600
 
     public init(presigner: SigV4Presigner, privateLocation: S3Location, publicBase: String, expiry: Int = 300) {
+        precondition(Self.expiryRange.contains(expiry), "presigned URL expiry outside StorageRedirect.expiryRange")
         self.presigner = presigner
         self.privateLocation = privateLocation
         self.publicBase = publicBase.hasSuffix("/") ? String(publicBase.dropLast()) : publicBase

@@ -19,8 +19,17 @@ internal import CLinux
 /// file written beside the tree's cached files (a log, a publish's new bundles) leaves them
 /// cached. On a change the owner forgets every entry and every watch (`forgetAll`), and watches
 /// are added again as files are cached again; trees change when a publish lands, rarely.
+///
+/// A file system mounted over a folder of the tree (or unmounted from it) raises no inotify event,
+/// yet changes what every path below names. So the mount table is watched too:
+/// `/proc/self/mountinfo` polls readable with POLLPRI once after any mount or unmount in the
+/// namespace (proc(5); the kernel raises it inside the mount call, as it queues inotify events),
+/// and that counts as a change. One `poll` of both descriptors replaces the read of the queue on
+/// a hit; the queue is read only when it holds something.
 final class TreeChangeWatch: Sendable {
     private let fd: Int32
+    /// `/proc/self/mountinfo`, open for its POLLPRI.
+    private let mounts: Int32
     /// `/proc/self/fd/N` of the tree's root: inotify takes paths only, and this one names the
     /// folder the server opened even if its path was renamed or replaced since.
     private let rootPath: String
@@ -72,16 +81,22 @@ final class TreeChangeWatch: Sendable {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
         let wd = inotify_add_watch(fd, rootPath, Self.mask | UInt32(IN_ONLYDIR))
-        guard wd >= 0 else {
+        // Without the mount table a mount inside the tree would go unseen: no watch then.
+        let mounts = wd >= 0 ? StaticTree.retrying { open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) } : -1
+        guard mounts >= 0 else {
             close(fd)
             return nil
         }
         self.fd = fd
+        self.mounts = mounts
         self.rootPath = rootPath
         watched.withLock { $0.add("", wd) }
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        close(mounts)
+    }
 
     /// Watches the root, each folder on the way to `segments` and the file itself. False when a
     /// watch could not be added (the path is gone, `fs.inotify.max_user_watches` is reached, or
@@ -114,9 +129,26 @@ final class TreeChangeWatch: Sendable {
         }
     }
 
-    /// Reads every queued event; true when there was one that tells of a change (or the queue
-    /// overflowed, or could not be read), false when the queue was empty.
+    /// Reads every queued event; true when there was one that tells of a change, or a mount or
+    /// unmount happened (or the queue overflowed, or could not be read), false when nothing did.
     func takeChanges() -> Bool {
+        let (queued, mounted) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds -> (Bool, Bool) in
+            fds[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            fds[1] = pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)
+            var n: Int32
+            repeat { n = poll(fds.baseAddress, 2, 0) } while n < 0 && errno == EINTR
+            // Not knowing counts as a change.
+            if n < 0 { return (true, true) }
+            // The kernel adds POLLERR to the mount table's POLLPRI.
+            return (fds[0].revents != 0, fds[1].revents & Int16(POLLPRI | POLLERR) != 0)
+        }
+        guard queued else { return mounted }
+        return readQueue() || mounted
+    }
+
+    /// Reads every queued event; true when one tells of a change (or the queue overflowed, or
+    /// could not be read).
+    private func readQueue() -> Bool {
         var changed = false
         // Room for many events: a publish queues hundreds at once.
         withUnsafeTemporaryAllocation(byteCount: 16 << 10, alignment: MemoryLayout<inotify_event>.alignment) { buffer in

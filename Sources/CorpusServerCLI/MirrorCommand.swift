@@ -17,6 +17,7 @@ enum MirrorCommand: ServerCommand {
     static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let env = CommandEnvironment(ProcessInfo.processInfo.environment)
         let upstream = cmd.positionals[0]
+        try URLCredentials.refuse(upstream, option: "UPSTREAM_URL", instead: "give the URL alone; an entitlement token goes in --token or CORPUS_TOKEN")
         guard let scheme = URLComponents(string: upstream)?.scheme?.lowercased(), scheme == "http" || scheme == "https",
               URLComponents(string: upstream)?.host?.isEmpty == false else {
             throw UsageError.invalidValue(option: "UPSTREAM_URL", value: upstream, expected: "an http or https URL")

@@ -33,21 +33,32 @@ enum ObjectStoreOptions {
         guard let endpointText = cmd.value(Self.endpoint) else {
             throw UsageError.invalidValue(option: Self.endpoint.name, value: "", expected: "the S3 service's URL (required with object storage)")
         }
+        try URLCredentials.refuse(endpointText, option: Self.endpoint.name,
+                                  instead: "give the service's address alone, like https://HOST[:PORT]; \(URLCredentials.awsKeys)")
         let region = cmd.value(Self.region) ?? S3Credentials.region(environment: environment)
         let endpoint: S3Endpoint
         do {
             endpoint = try S3Endpoint(parsing: endpointText, region: region)
         } catch {
-            throw UsageError.invalidValue(option: Self.endpoint.name, value: endpointText, expected: "\(error)")
+            switch error {
+            case let .invalidEndpoint(_, reason):
+                throw UsageError.badValue(option: Self.endpoint.name, value: endpointText, problem: "is not an S3 endpoint: \(reason)")
+            case .invalidRegion:
+                throw UsageError.invalidValue(option: cmd.has(Self.region) ? Self.region.name : "AWS_REGION", value: region, expected: "a region name (a-z 0-9 -)")
+            default:
+                throw error
+            }
         }
         return (endpoint, try S3Credentials.load(environment: environment))
     }
 
     static func location(_ text: String, option: Option) throws -> S3Location {
+        try URLCredentials.refuse(text, option: option.name, instead: "give the location alone, like s3://BUCKET/PREFIX; \(URLCredentials.awsKeys)")
         do {
             return try S3Location(parsing: text)
         } catch {
-            throw UsageError.invalidValue(option: option.name, value: text, expected: "s3://BUCKET[/PREFIX] (\(error))")
+            guard case let .invalidLocation(_, reason) = error else { throw error }
+            throw UsageError.badValue(option: option.name, value: text, problem: "is not an s3://BUCKET[/PREFIX] location: \(reason)")
         }
     }
 

@@ -68,11 +68,17 @@ enum ServeCommand: ServerCommand {
                 console.err("note: /metrics is off on a non-loopback --listen; give --metrics-listen 127.0.0.1:PORT or --metrics-token-file FILE")
             }
         }
-        // SIGHUP re-reads the catalogs (and keeps serving); SIGTERM and SIGINT stop.
+        // SIGHUP reopens PUBLIC_DIR by its path and re-reads the catalogs (and keeps serving);
+        // SIGTERM and SIGINT stop.
         var signalName = await signals.next()
         while signalName == "SIGHUP" {
-            if !console.quiet && !console.json { console.err("SIGHUP: re-reading the catalogs of \(root)") }
-            server.reloadCatalogs()
+            if !console.quiet && !console.json { console.err("SIGHUP: reopening \(root) and re-reading its catalogs") }
+            do {
+                try server.reload()
+            } catch {
+                // Said even with --quiet: the operator asked for a tree the server is not serving.
+                if !console.json { console.err("warning: \(error); still serving the tree opened before") }
+            }
             signalName = await signals.next()
         }
         if !console.quiet && !console.json { console.err("\(signalName): finishing downloads in flight, then stopping") }
@@ -102,6 +108,9 @@ extension ServeCommand {
         }
         guard let privateText = cmd.value(ObjectStoreOptions.privateLocation) else {
             throw UsageError.invalidValue(option: ObjectStoreOptions.privateLocation.name, value: "", expected: "the private location (required with --gate-only)")
+        }
+        if let base = cmd.value(publicURL) {
+            try URLCredentials.refuse(base, option: publicURL.name, instead: "give the public tree's URL alone: every client is sent it in redirects")
         }
         guard let base = cmd.value(publicURL), let scheme = URLComponents(string: base)?.scheme?.lowercased(),
               scheme == "http" || scheme == "https", URLComponents(string: base)?.host?.isEmpty == false else {

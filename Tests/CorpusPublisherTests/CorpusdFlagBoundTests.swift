@@ -19,6 +19,20 @@ import CorpusTestSupport
 
         func corpusd(_ args: [String]) throws -> ProcessResult { try ProcessRunner.run(BuiltProducts.corpusd, args) }
 
+        /// `corpusd serve --gate-only` of the published tree on `port` (nil: `{PORT}` for `ServerProcess`).
+        func gateOnly(port: UInt16?, _ extra: [String]) -> [String] {
+            ["serve", tree, "--listen", "127.0.0.1:\(port.map(String.init) ?? "{PORT}")", "--gate-only", "--private", "s3://bucket/private-tree",
+             "--endpoint", "http://127.0.0.1:9", "--public-url", "http://127.0.0.1:9/tree"] + extra
+        }
+
+        /// Credentials for the gate's presigner (never used: nothing is uploaded or fetched).
+        static var storageEnvironment: [String: String] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["AWS_ACCESS_KEY_ID"] = "AKIDEXAMPLE"
+            environment["AWS_SECRET_ACCESS_KEY"] = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+            return environment
+        }
+
         func publish(expires: String) throws -> ProcessResult {
             try corpusd(["publish", dir.url("catalog"), "--out", tree, "--key", keyPath, "--expires", expires])
         }
@@ -74,6 +88,34 @@ import CorpusTestSupport
             let r = try f.issue(["--expires", expires])
             #expect(r.status == 0, "\(expires): \(r.stderr)")
         }
+    }
+
+    /// `serve --gate-only`: a presigned URL is a credential for its object until it expires, so
+    /// its lifetime is bounded by `StorageRedirect.expiryRange` (30s to 1h), far under SigV4's own
+    /// 7 days and the token's 1096 days. Refused before the server listens: the port stays closed.
+    @Test(arguments: ["2h", "10s", "29s", "61m", "8d", "1096d"])
+    func aPresignExpiryOutsideTheRangeExitsBeforeListening(expires: String) throws {
+        let f = try Fixture()
+        #expect(try f.publish(expires: "30d").status == 0)
+        let before = DirectorySnapshot(f.tree)
+        let port = freeLoopbackPort()
+        // A short timeout: with the check gone the server would start and never exit.
+        let r = try ProcessRunner.run(BuiltProducts.corpusd, f.gateOnly(port: port, ["--presign-expires", expires]),
+                                      environment: Fixture.storageEnvironment, timeout: 20)
+        #expect(r.status == 2, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stderr == "error: --presign-expires \(expires.debugDescription) is not a duration from 30s to 1h, like 90s, 5m or 15m" + Self.usageHint)
+        #expect(r.stdout.isEmpty)
+        #expect((try? RawConnection(port: port, timeout: 1)) == nil, "something listens on the port")
+        #expect(DirectorySnapshot(f.tree) == before)
+    }
+
+    @Test(arguments: ["30s", "1h"])
+    func presignExpiriesAtTheBoundsServe(expires: String) throws {
+        let f = try Fixture()
+        #expect(try f.publish(expires: "30d").status == 0)
+        let server = try ServerProcess(BuiltProducts.corpusd, f.gateOnly(port: nil, ["--presign-expires", expires]), environment: Fixture.storageEnvironment)
+        #expect(server.waitForStdout(containing: "serving "), "\(server.stderr)")
+        #expect(server.stop() == 0)
     }
 
     @Test(arguments: ["99999999999", "10001", "-1", "1e3"])
