@@ -117,20 +117,11 @@ public enum S3ConfigurationError: Error, Equatable, Sendable, CustomStringConver
 
     public var description: String {
         switch self {
-        case let .invalidLocation(text, reason): return "\(Self.withoutUser(text)) is not an s3://BUCKET[/PREFIX] location: \(reason)"
-        case let .invalidEndpoint(text, reason): return "\(Self.withoutUser(text)) is not an S3 endpoint: \(reason)"
+        case let .invalidLocation(text, reason): return "\(URLUserInfo.redacted(text)) is not an s3://BUCKET[/PREFIX] location: \(reason)"
+        case let .invalidEndpoint(text, reason): return "\(URLUserInfo.redacted(text)) is not an S3 endpoint: \(reason)"
         case let .invalidRegion(region): return "\(region.debugDescription) is not a region name (a-z 0-9 -)"
         case let .credentialsMissing(tried): return "no S3 credentials found (looked at \(tried))"
         case let .credentialsFile(path, reason): return "cannot use the credentials file \(path): \(reason)"
         }
-    }
-
-    /// `text` with the user part of its authority (`AK:SECRET@`) replaced by `…@`: a URL someone
-    /// wrote credentials into never carries them into a message.
-    static func withoutUser(_ text: String) -> String {
-        let start = text.range(of: "://")?.upperBound ?? text.startIndex
-        let authority = text[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard let at = authority.lastIndex(of: "@") else { return text }
-        return String(text[..<start]) + "…" + String(text[at...])
     }
 }

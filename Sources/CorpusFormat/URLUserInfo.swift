@@ -12,12 +12,13 @@ public enum URLUserInfo {
     }
 
     /// The userinfo's characters, without the `@` that ends them. RFC 3986 §3.2: the authority
-    /// follows `//` and ends at the first `/`, `?` or `#`; userinfo is what precedes its last `@`.
+    /// follows `scheme://` (or is the whole text when a value was typed without a scheme, as
+    /// `AK:SECRET@bucket`) and ends at the first `/`, `?` or `#`; userinfo precedes its last `@`.
     private static func userInfoRange(_ url: String) -> Range<String.Index>? {
-        guard let slashes = url.range(of: "://") else { return nil }
-        let rest = url[slashes.upperBound...]
+        let start = url.range(of: "://")?.upperBound ?? url.startIndex
+        let rest = url[start...]
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return nil }
-        return slashes.upperBound..<at
+        return start..<at
     }
 }

@@ -25,7 +25,10 @@ import Testing
     }
 
     @Test func aValueWithoutCredentialsIsNamedAsItIs() {
-        #expect(S3ConfigurationError.withoutUser("http://127.0.0.1:9/a@b") == "http://127.0.0.1:9/a@b")
+        #expect(URLUserInfo.redacted("http://127.0.0.1:9/a@b") == "http://127.0.0.1:9/a@b")
+        #expect(!URLUserInfo.isPresent(in: "http://127.0.0.1:9/a@b?c@d#e@f"))
+        #expect(URLUserInfo.redacted("AK:SECRET@bucket/x") == "…@bucket/x")
+        #expect(URLUserInfo.redacted("https://u:p@a@host:1/p") == "https://…@host:1/p")
         #expect(S3ConfigurationError.invalidEndpoint("ftp://h", reason: "r").description == "ftp://h is not an S3 endpoint: r")
     }
 }
