@@ -5,7 +5,7 @@ import CorpusFormat
 /// `corpusd token issue --key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR)
 /// [--expires DURATION] [--import-limit N]`
 ///
-/// The audience names the catalog a token is good for (design.md §4): give it as `--aud CATALOG_ID`,
+/// The audience names the catalog a token is good for (docs/format.md "Entitlement token"): give it as `--aud CATALOG_ID`,
 /// or let `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`. One of them is
 /// required: servers refuse a token without `aud` (docs/format.md), so one is never issued.
 enum TokenCommand: ServerCommand {

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import CorpusTestSupport
 
-/// design.md section 3: the client command links only what a client needs. `corpus` names neither
+/// docs/architecture.md "Modules": the client command links only what a client needs. `corpus` names neither
 /// libmicrohttpd (the server) nor libxml2 (the publisher's HTML reader) among the libraries it
 /// loads; `corpusd` needs both. A CLI module that reached the server or publisher again would
 /// bring them back.
