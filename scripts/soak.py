@@ -324,6 +324,9 @@ class Soak:
             if res.get("status") == "repaired":
                 self.via[(op, "repaired")] += 1
             self.count_error(res.get("error"), codes)
+        # A catalog that could not be refreshed makes an install or sync exit 5 (docs/cli.md).
+        for u in obj.get("unrefreshed", []) or []:
+            self.count_error(u.get("error"), codes)
         with self.lock:
             if rc == 0:
                 self.ops[(op, "ok")] += 1
