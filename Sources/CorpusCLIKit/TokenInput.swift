@@ -1,14 +1,13 @@
 import CorpusFormat
 
 /// Where a command's entitlement token came from, and the one check every source gets before
-/// the token is used (`TokenSyntax`): `--token`, `CORPUS_TOKEN` and the stored token alike.
+/// the token is used (`TokenSyntax`). The stored token gets the same check in the client, as a
+/// damaged file of the home folder.
 public enum TokenInput: Sendable {
     case flag
     case environment
     /// The TOKEN of `corpus login TOKEN`.
     case argument
-    /// The file `corpus login` wrote.
-    case stored(path: String)
 
     /// How a refusal names the source.
     public var name: String {
@@ -16,7 +15,6 @@ public enum TokenInput: Sendable {
         case .flag: return "--token"
         case .environment: return "CORPUS_TOKEN"
         case .argument: return "the TOKEN argument"
-        case let .stored(path): return "the stored token (\(path))"
         }
     }
 
@@ -28,7 +26,6 @@ public enum TokenInput: Sendable {
         switch self {
         case .flag, .argument: fix = "pass the token exactly as the publisher gave it"
         case .environment: fix = "set CORPUS_TOKEN to the token exactly as the publisher gave it"
-        case .stored: fix = "store it again: corpus logout, then corpus login TOKEN"
         }
         throw ErrorReport(code: "token-syntax", message: "refused the token from \(name) before sending it: \(problem), which no token has (a token is base64url parts joined by dots)",
                           hint: fix, kind: .usage)

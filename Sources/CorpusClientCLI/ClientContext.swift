@@ -26,7 +26,11 @@ struct ClientContext: Sendable {
             } else if let variable = environment.token {
                 token = try TokenInput.environment.checked(variable)
             } else if let stored = CorpusClient.storedToken(home) {
-                _ = try TokenInput.stored(path: home.token).checked(stored)
+                // `corpus login` stores only a token's characters: anything else is a damaged file
+                // of the home (exit 7, with its repair), named without its content.
+                if let problem = TokenSyntax.problem(stored) {
+                    throw SyncError.localFileDamaged(path: home.token, reason: "it is not an entitlement token (\(problem))")
+                }
                 token = try CorpusClient.loadStoredToken(home)
             }
         } catch {
