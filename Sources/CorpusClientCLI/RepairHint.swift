@@ -10,6 +10,11 @@ enum RepairHint {
     }
 
     static func verify(_ error: SyncError, _ name: String) -> String {
-        error.localFileAdvice ?? repair(name)
+        // The one write of verify: the index check of a pack it cannot write, made on a copy.
+        if case let .insufficientSpace(path, needed, margin, _) = error {
+            return "the pack cannot be written here (a read-only home), so its index is checked on a copy: "
+                + "make \(needed + margin) bytes free in \(path) or set TMPDIR to a folder that has them, then run corpus verify again"
+        }
+        return error.localFileAdvice ?? repair(name)
     }
 }

@@ -15,25 +15,34 @@ struct VerifyCommand: ClientCommand {
         let first = results.first { $0.error != nil }?.error
         if console.json {
             console.emit(Verified(verified: results.map { r in
-                Verified.Entry(corpus: r.name, ok: r.error == nil, error: r.error.map {
+                Verified.Entry(corpus: r.name, ok: r.error == nil && !r.removed, error: r.error.map {
                     ErrorBody(code: ClientErrors.report($0).code, message: $0.description, hint: RepairHint.verify($0, r.name))
-                })
+                }, removed: r.removed ? true : nil)
             }))
         } else {
             if results.isEmpty { console.info("nothing installed to verify") }
             for r in results {
-                if let e = r.error { console.err("FAILED \(r.name): \(e.description) (\(RepairHint.verify(e, r.name)))") } else { console.info("ok \(r.name)") }
+                if let e = r.error {
+                    console.err("FAILED \(r.name): \(e.description) (\(RepairHint.verify(e, r.name)))")
+                } else if r.removed {
+                    console.info("removed \(r.name) (by another corpus command while it was being verified)")
+                } else {
+                    console.info("ok \(r.name)")
+                }
             }
         }
         return ClientErrors.exitCode(firstRefusal: first)
     }
 
-    /// `{"verified": [{"corpus", "ok", "error"?}]}`
+    /// `{"verified": [{"corpus", "ok", "error"?, "removed"?}]}`
     struct Verified: Encodable {
         struct Entry: Encodable {
             let corpus: String
             let ok: Bool
             let error: ErrorBody?
+            /// `true` for a corpus another process removed while it was being checked (not `ok`,
+            /// no `error`: neither verified nor damaged); absent otherwise.
+            var removed: Bool? = nil
         }
 
         let verified: [Entry]

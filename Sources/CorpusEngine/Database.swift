@@ -28,8 +28,9 @@ public final class Database {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             let code = db.map { Self.extendedCode(rc, of: $0) } ?? rc
+            let systemErrno = db.map { Self.systemErrno(code, of: $0) } ?? 0
             sqlite3_close_v2(db)
-            throw SQLiteError(extendedCode: .init(rawValue: code), message: message, operation: "open \(path)")
+            throw SQLiteError(extendedCode: .init(rawValue: code), message: message, operation: "open \(path)", systemErrno: systemErrno)
         }
         handle = db
         self.path = path
@@ -63,7 +64,17 @@ public final class Database {
     func error(_ rc: Int32, _ operation: String, sql: String? = nil, quoteMessage: Bool = true) -> SQLiteError {
         let code = Self.extendedCode(rc, of: handle)
         let message = String(cString: quoteMessage ? sqlite3_errmsg(handle) : sqlite3_errstr(code))
-        return SQLiteError(extendedCode: .init(rawValue: code), message: message, sql: sql, operation: operation)
+        return SQLiteError(extendedCode: .init(rawValue: code), message: message, sql: sql, operation: operation,
+                           systemErrno: Self.systemErrno(code, of: handle))
+    }
+
+    /// The errno behind a failure of the file underneath (`sqlite3_system_errno`), 0 for any other
+    /// code: after other failures the connection's last errno is stale and says nothing.
+    static func systemErrno(_ code: Int32, of handle: OpaquePointer) -> Int32 {
+        switch code & 0xFF {
+        case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN: return sqlite3_system_errno(handle)
+        default: return 0
+        }
     }
 
     /// Runs one or more statements that return no rows (`sqlite3_exec`): the way to run several on
@@ -74,7 +85,9 @@ public final class Database {
         if rc != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(message)
-            throw SQLiteError(extendedCode: .init(rawValue: Self.extendedCode(rc, of: handle)), message: text, sql: sql, operation: "execute")
+            let code = Self.extendedCode(rc, of: handle)
+            throw SQLiteError(extendedCode: .init(rawValue: code), message: text, sql: sql, operation: "execute",
+                              systemErrno: Self.systemErrno(code, of: handle))
         }
     }
 

@@ -14,11 +14,18 @@ enum FreeSpace {
         return Int64(st.f_bavail) * Int64(st.f_frsize)
     }
 
-    /// Throws `insufficientSpace` unless `needed` bytes (plus a small margin for the file system) fit.
-    static func require(_ needed: Int64, at path: String, margin: Int64 = 1 << 20) throws {
+    /// What is kept free beyond a write's own bytes, for the file system's own blocks (folders,
+    /// inodes, indirect blocks) and the small files written beside it.
+    static let margin: Int64 = 1 << 20
+
+    /// Throws `insufficientSpace` unless `needed` bytes (plus a small margin for the file system)
+    /// fit; returns the bytes available.
+    @discardableResult
+    static func require(_ needed: Int64, at path: String, margin: Int64 = margin) throws -> Int64 {
         let available = try available(at: path)
         guard available >= needed + margin else {
             throw SyncError.insufficientSpace(path: path, needed: needed, margin: margin, available: available)
         }
+        return available
     }
 }

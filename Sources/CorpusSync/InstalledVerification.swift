@@ -20,13 +20,41 @@ struct InstalledVerification: Sendable {
         }
         if let name, targets.isEmpty, damaged.isEmpty { throw SyncError.notInstalled(name: name) }
         let verification = InstalledVerification(home: home, config: try ClientConfig.load(home))
-        var out = targets.map { c in
-            let name = "\(c.record.remote)/\(c.record.id)"
-            return CorpusClient.VerifyOutcome(name: name, error: verification.fullCheck(directory: c.directory, remote: c.record.remote, name: name))
-        }
+        var out = targets.map(verification.check)
         out += damaged.map { CorpusClient.VerifyOutcome(name: $0.name, error: $0.error) }
         return out.sorted { $0.name < $1.name }
     }
+
+    /// The per-corpus check of `verify`: the version folder `listed` names, checked in full.
+    ///
+    /// Another process may remove the corpus, or replace its version (and `gc` the old one),
+    /// between the listing and the last file read; a file that is then missing says nothing about
+    /// the corpus. So a failure counts only if `current` still points at the folder checked: a
+    /// corpus no longer installed is `removed`, one now at another version is checked there.
+    func check(_ listed: InstalledVersion) -> CorpusClient.VerifyOutcome {
+        let (remote, id) = (listed.record.remote, listed.record.id)
+        let name = "\(remote)/\(id)"
+        var directory = listed.directory
+        var followed = 1
+        while true {
+            guard let error = fullCheck(directory: directory, remote: remote, name: name) else {
+                return CorpusClient.VerifyOutcome(name: name, error: nil)
+            }
+            guard let now = home.currentVersionDirectory(remote: remote, id: id) else {
+                return CorpusClient.VerifyOutcome(name: name, error: nil, removed: true)
+            }
+            // Still the folder checked: the failure is the corpus's own. Bounded: a corpus replaced
+            // at every look is reported with the last failure.
+            if now == directory || followed == Self.attemptsWhileReplaced {
+                return CorpusClient.VerifyOutcome(name: name, error: error)
+            }
+            directory = now
+            followed += 1
+        }
+    }
+
+    /// How many versions of one corpus `check` follows while other processes keep replacing it.
+    static let attemptsWhileReplaced = 3
 
     /// Why an installed corpus's current version cannot be trusted any more, or nil when it is intact.
     ///
@@ -38,7 +66,10 @@ struct InstalledVerification: Sendable {
         guard let dir = home.currentVersionDirectory(remote: have.remote, id: have.id),
               var record = InstallRecord.read(versionDirectory: dir) else { return nil }
         if record.stampsMatch(dir) { return nil }
-        if let error = fullCheck(directory: dir, remote: have.remote, name: have.qualifiedName) { return error }
+        if let error = fullCheck(directory: dir, remote: have.remote, name: have.qualifiedName) {
+            // Removed or replaced by another process meanwhile (see `check`): nothing to repair here.
+            return home.currentVersionDirectory(remote: have.remote, id: have.id) == dir ? error : nil
+        }
         record.files = FileStamp.folder(dir)
         if let bytes = try? JSONEncoder().encode(record) {
             try? FileIO.writeAtomically(bytes, to: "\(dir)/\(InstallRecord.fileName)")
@@ -107,5 +138,8 @@ extension CorpusClient {
     public struct VerifyOutcome: Sendable {
         public var name: String
         public var error: SyncError?
+        /// True when another process removed the corpus while it was being checked: neither
+        /// verified nor damaged, and `error` is nil.
+        public var removed = false
     }
 }

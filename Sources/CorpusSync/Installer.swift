@@ -9,8 +9,11 @@ import Foundation
 ///    downloading);
 /// 2. check the manifest is the one the catalog promised (id, version, content digest; the
 ///    manifest's signature was verified once, when the bundle was opened: `VerifiedBundle`);
-/// 3. extract straight into a new folder in `staging/` (same volume) with every format check
-///    (`BundleReader.extract(_:into:)`), each file fsynced;
+/// 3. check the volume has room for the unpacked members and the index built at install
+///    (`InstallSpace`), then extract straight into a new folder in `staging/` (same volume) with
+///    every format check (`BundleReader.extract(_:into:)`), each file fsynced, and build the index
+///    when the pack ships without it (`LocalPackIndex`); a volume that fills up meanwhile is
+///    `insufficientSpace` with what it needs, never a refusal of the pack;
 /// 4. open the pack once the way the engine will, with an integrity check (`InstalledCorpus.checkExtracted`);
 /// 5. write `install.json` and fsync the folder; for a new corpus under an import limit, take the
 ///    home's import lock and count the imported corpora again (another process may have added one
@@ -104,20 +107,34 @@ public struct Installer: Sendable {
     /// when any of it fails; the caller removes it if anything after this fails.
     private func stage(_ bundle: VerifiedBundle, remote: String, bundled: Bool) throws -> String {
         let manifest = bundle.manifest
+        // Before writing anything: the members unpacked and the index the client builds (the
+        // download's own room was checked before it was requested).
+        let available = try FreeSpace.require(InstallSpace.needed(for: manifest), at: home.staging)
         // The pid leads the name so that `gc` can tell a live install's folder from a dead one's.
         let staging = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).\(remote).\(manifest.id).\(manifest.version)"
         guard mkdir(staging, 0o755) == 0 else { throw SyncError.io(operation: "create directory", path: staging, errno: errno) }
         var staged = false
         defer { if !staged { FileIO.remove(staging) } }
+        let localPack: InstallRecord.LocalPack?
         do {
-            var started: Set<String> = []
-            try bundle.reader.extract(bundle.verified, into: staging) { p in
-                if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
-                if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
-            }
-        } catch let e as FormatError { throw SyncError.from(e) }
-        LifecycleStep.reached("extracted")
-        let localPack = try LocalPackIndex.buildIfNeeded(folder: staging, manifest: manifest, remote: remote)
+            do {
+                var started: Set<String> = []
+                try bundle.reader.extract(bundle.verified, into: staging) { p in
+                    if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
+                    if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
+                }
+            } catch let e as FormatError { throw SyncError.from(e) }
+            LifecycleStep.reached("extracted")
+            localPack = try LocalPackIndex.buildIfNeeded(folder: staging, manifest: manifest, remote: remote)
+        } catch let e as SyncError where e.isVolumeFull {
+            // The room counted was not enough (an index larger than counted, or another process
+            // took the space meanwhile): it needs more than it had, and the room the largest index
+            // measured would take is worth freeing; what is free is measured once the staged
+            // files are gone again.
+            FileIO.remove(staging)
+            throw SyncError.insufficientSpace(path: home.staging, needed: max(InstallSpace.largest(for: manifest), available),
+                                              margin: FreeSpace.margin, available: (try? FreeSpace.available(at: home.staging)) ?? 0)
+        }
         do {
             try InstalledCorpus.checkExtracted(folder: staging, remote: remote)
         } catch let e as EngineError {

@@ -12,6 +12,9 @@ enum LocalPackIndex {
         let pack = "\(folder)/\(BundleLayout.pack)"
         do {
             try PackIndexer.build(packAt: pack)
+        } catch let e as SQLiteError where e.isOutOfSpace {
+            // A full volume (or a quota, a file-size limit) is the home's problem, not the pack's.
+            throw SyncError.io(operation: "build the full-text index in", path: pack, errno: e.code == .full ? ENOSPC : e.systemErrno)
         } catch let e as SQLiteError {
             let name = "\(remote)/\(manifest.id)"
             throw SyncError.unsafePack(corpus: name, cause: .sqlite(corpus: name, e))

@@ -93,4 +93,11 @@ extension SyncError {
         guard case let .io(_, _, code) = self else { return false }
         return code == ENOSPC || code == EFBIG || code == EDQUOT
     }
+
+    /// A write that failed because the volume is full (ENOSPC): unlike a quota or a file-size
+    /// limit, free space measures it.
+    var isVolumeFull: Bool {
+        guard case let .io(_, _, code) = self else { return false }
+        return code == ENOSPC
+    }
 }

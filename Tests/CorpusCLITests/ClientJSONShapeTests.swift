@@ -65,8 +65,9 @@ import CorpusEngine
          + #""query":"tidewater later/earlier","skipped":[{"corpus":"main/knots","error":{"code":"unsafe-pack","hint":"repair it with: corpus install main/knots","message":"refused: x"}}],"took_ms":12}"#),
         ("verify", JSONOutput.string(VerifyCommand.Verified(verified: [
             .init(corpus: "main/knots", ok: false, error: ErrorBody(code: "integrity", message: "vectors.bin: 10 bytes, the signed catalog says 452", hint: "repair it with: corpus install main/knots")),
-            .init(corpus: "main/tides", ok: true, error: nil)])),
-         #"{"verified":[{"corpus":"main/knots","error":{"code":"integrity","hint":"repair it with: corpus install main/knots","message":"vectors.bin: 10 bytes, the signed catalog says 452"},"ok":false},{"corpus":"main/tides","ok":true}]}"#),
+            .init(corpus: "main/tides", ok: true, error: nil),
+            .init(corpus: "main/wind", ok: false, error: nil, removed: true)])),
+         #"{"verified":[{"corpus":"main/knots","error":{"code":"integrity","hint":"repair it with: corpus install main/knots","message":"vectors.bin: 10 bytes, the signed catalog says 452"},"ok":false},{"corpus":"main/tides","ok":true},{"corpus":"main/wind","ok":false,"removed":true}]}"#),
         ("gc", JSONOutput.string(GCCommand.Result(CorpusClient.GCReport(removedVersions: ["main/tides@1"], removedPartials: [], removedStaging: ["123.4.trash"],
                                                                        removedEmbedders: ["m/abc"], bytesFreed: 42698))),
          #"{"bytes_freed":42698,"removed_embedders":["m/abc"],"removed_partials":[],"removed_staging":["123.4.trash"],"removed_versions":["main/tides@1"]}"#),

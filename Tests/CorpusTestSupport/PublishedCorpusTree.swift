@@ -1,4 +1,5 @@
 import Foundation
+import CorpusFormat
 
 /// A real published tree made by the real tools: `corpusd keygen` for the root and entitlement
 /// keys, source folders of Markdown written from the corpora given, a catalog folder, and
@@ -109,6 +110,18 @@ public final class PublishedCorpusTree: @unchecked Sendable {
         let r = try ProcessRunner.run(BuiltProducts.corpusd, args)
         guard r.status == 0 else { throw FixtureError(description: "corpusd token issue: \(r.stderr)") }
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The sizes a client meets installing `id` from catalog `version` (default: the newest
+    /// published): the bundle's, from the signed catalog, and each member's once unpacked, from its
+    /// signed manifest.
+    public func sizes(of id: String, catalog version: Int? = nil) throws -> (bundle: Int64, members: [String: Int64]) {
+        let path = publicDir + "/catalogs/\(version ?? publishCount).json"
+        let catalog = try Catalog.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let entry = catalog.corpora.first(where: { $0.id == id }) else { throw FixtureError(description: "\(path) offers no \(id)") }
+        let reader = try BundleReader(path: publicDir + "/" + entry.bundle.path)
+        let manifest = try reader.manifest(trustedKeys: [try PublicKey(contentsOf: rootPub)]).manifest
+        return (entry.bundle.size, manifest.members.mapValues(\.size))
     }
 
     /// The bundle files under `bundles/` of `root` (default: this tree).

@@ -11,7 +11,8 @@ import CorpusTestSupport
     @Test(.enabled(if: ProcessRunner.has("prlimit"))) func aFullDiskDuringUnpackingIsACleanRefusal() async throws {
         let fixture = try KillFixture()
         let client = try PublishedTreeClient(copying: fixture.old)
-        let (bundleSize, packSize) = try Self.tidesSizes(fixture.tree)
+        let sizes = try fixture.tree.sizes(of: "tides", catalog: 2)
+        let bundleSize = sizes.bundle, packSize = try #require(sizes.members[BundleLayout.pack])
         #expect(packSize > bundleSize + 4096, "the fixture's pack must be larger than its bundle")
         let limit = (bundleSize + packSize) / 2
 
@@ -32,14 +33,5 @@ import CorpusTestSupport
         // With room again, the same command completes.
         #expect(try client.run(["sync"]).status == 0)
         try KillFixture.expectSettled(client, tides: "2", "after a full disk")
-    }
-
-    /// The size of tides 2's bundle (from the signed catalog) and of the pack inside it (from its manifest).
-    static func tidesSizes(_ tree: PublishedCorpusTree) throws -> (bundle: Int64, pack: Int64) {
-        let catalog = try Catalog.decode(try Data(contentsOf: URL(fileURLWithPath: tree.publicDir + "/catalogs/2.json")))
-        let entry = try #require(catalog.corpora.first { $0.id == "tides" })
-        let reader = try BundleReader(path: tree.publicDir + "/" + entry.bundle.path)
-        let manifest = try reader.manifest(trustedKeys: [try PublicKey(contentsOf: tree.rootPub)]).manifest
-        return (entry.bundle.size, try #require(manifest.members[BundleLayout.pack]).size)
     }
 }
