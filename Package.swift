@@ -70,7 +70,9 @@ let package = Package(
         .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync", "CorpusObjectStore"]),
         .executableTarget(name: "corpus", dependencies: ["CorpusClientCLI", "CorpusSync"]),
         .executableTarget(name: "corpusd", dependencies: ["CorpusServerCLI"]),
-        .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusSync", "CorpusURLSession"],
+        // Test support for its loopback port only: one free-port helper for tests and benchmarks.
+        .executableTarget(name: "corpus-bench", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusSync", "CorpusURLSession",
+                                                              "CorpusTestSupport"],
                           path: "Benchmarks/corpus-bench"),
 
         .target(name: "CorpusTestSupport", dependencies: ["CorpusFormat", "CorpusEngine", "CZip"], path: "Tests/CorpusTestSupport"),

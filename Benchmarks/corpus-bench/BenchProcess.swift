@@ -1,4 +1,5 @@
 import Foundation
+import CorpusTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -125,7 +126,7 @@ final class BenchServer {
     var url: String { "http://127.0.0.1:\(port)" }
 
     init(corpusd: String, root: String) throws {
-        let port = try Self.freePort()
+        let port = freeLoopbackPort()
         self.port = port
         daemon = try BenchDaemon(corpusd, ["serve", root, "--listen", "127.0.0.1:\(port)", "--quiet"],
                                  probe: ["-f", "http://127.0.0.1:\(port)/healthz"], name: "corpusd serve on port \(port)")
@@ -142,22 +143,5 @@ final class BenchServer {
             if parts.count >= 3, let status = Int(parts[1]), let n = Int(parts[2].split(separator: " ").last ?? "") { out[status] = n }
         }
         return out
-    }
-
-    /// Binds port 0 on loopback to learn a free port (the usual small race is harmless here).
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BuildBench.BenchError("socket: errno \(errno)") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard ok else { throw BuildBench.BenchError("bind: errno \(errno)") }
-        return UInt16(bigEndian: addr.sin_port)
     }
 }

@@ -1,4 +1,5 @@
 import CorpusFormat
+import CorpusTestSupport
 import Foundation
 
 /// `corpus-bench delta [--work DIR] [--rounds N] [--bin DIR] [--passages N]`
@@ -235,7 +236,7 @@ final class BenchNginx {
         runtime = root + "-nginx"
         try FileIO.createDirectory(root)
         try FileIO.createDirectory(runtime)
-        port = try BenchServer.freePort()
+        port = freeLoopbackPort()
         let conf = """
         user root root;
         worker_processes 1;

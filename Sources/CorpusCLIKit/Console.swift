@@ -60,12 +60,8 @@ public final class Console: @unchecked Sendable {
     private func write(_ text: String, to fd: Int32) {
         lock.lock()
         defer { lock.unlock() }
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 { if errno == EINTR { continue } else { return } }
-            offset += n
-        }
+        var text = text
+        // A closed stdout or stderr leaves nowhere to say so: the line is dropped.
+        text.withUTF8 { try? FileIO.writeAll(fd, UnsafeRawBufferPointer($0), path: fd == STDOUT_FILENO ? "stdout" : "stderr") }
     }
 }

@@ -90,8 +90,6 @@ public enum CanonicalJSON {
         }
     }
 
-    private static let hex = Array("0123456789abcdef".utf8)
-
     private static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in s.utf8 {
@@ -105,7 +103,7 @@ public enum CanonicalJSON {
             case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
             case 0..<0x20:
                 out += Array("\\u00".utf8)
-                out += [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+                Hex.append(byte, to: &out)
             default: out.append(byte)
             }
         }

@@ -212,6 +212,22 @@ public enum TreeLayout {
     public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
     public static let signatureSuffix = ".minisig"
 
+    /// True for the name (last segment) of a content-addressed file, `<sha256>.<suffix>`: 64
+    /// lower-case hex digits, a dot and more, as bundles, embedder artifacts and deltas are named,
+    /// whatever their folder. Such a file never changes once written: the gate-only server
+    /// redirects exactly these to storage, and an upload sends them first.
+    public static func isContentAddressed(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard bytes.count > 2 * SHA256Digest.byteCount + 1 else { return false }
+        var i = 0
+        for b in bytes {
+            if i == 2 * SHA256Digest.byteCount { return b == UInt8(ascii: ".") }
+            guard Hex.isLowerDigit(b) else { return false }
+            i += 1
+        }
+        return false
+    }
+
     /// The `Content-Type` a file of a tree is served with, by its name: the same from `corpusd
     /// serve` and from an object store the tree was uploaded to.
     public static func contentType(of name: String) -> String {

@@ -61,14 +61,3 @@ public final class FileHandleReader {
 
 @available(*, unavailable)
 extension FileHandleReader: Sendable {}
-
-/// Retries system calls interrupted by signals.
-public enum SystemCall {
-    public static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let r = call()
-            if r < 0 && errno == EINTR { continue }
-            return r
-        }
-    }
-}

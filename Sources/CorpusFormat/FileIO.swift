@@ -71,6 +71,18 @@ public enum FileIO {
         }
     }
 
+    /// Fills `buffer` with the bytes of `fd` from `offset` on (`pread`, retried on EINTR).
+    /// - Returns: false when a read fails or the file ends first (it shrank under the reader).
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let n = SystemCall.retrying { pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done)) }
+            guard n > 0 else { return false }
+            done += n
+        }
+        return true
+    }
+
     public static func createDirectory(_ path: String, mode: mode_t = 0o755) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,

@@ -169,14 +169,8 @@ enum JSONDuplicateKeys {
             for _ in 0..<4 {
                 let c = bytes[i]
                 i += 1
-                let d: UInt32
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
-                default: throw Failure(finding: .invalid)
-                }
-                v = v << 4 | d
+                guard let d = Hex.digitValue(c) else { throw Failure(finding: .invalid) }
+                v = v << 4 | UInt32(d)
             }
             return v
         }

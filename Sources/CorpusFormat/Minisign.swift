@@ -52,7 +52,7 @@ public struct KeyID: Hashable, Sendable, CustomStringConvertible {
 
     /// minisign prints the key number as a little-endian integer in upper-case hex.
     public var description: String {
-        Hex.encode(bytes.reversed()).uppercased()
+        Hex.encode(bytes.reversed(), uppercase: true)
     }
 
     public init?(_ text: String) {

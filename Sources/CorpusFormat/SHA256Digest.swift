@@ -14,7 +14,7 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// Nil unless `hex` is exactly 64 lower-case hex digits.
     public init?(hex: String) {
-        guard hex.utf8.count == 2 * Self.byteCount, hex.utf8.allSatisfy(Self.isLowerHexDigit) else { return nil }
+        guard hex.utf8.count == 2 * Self.byteCount, hex.utf8.allSatisfy(Hex.isLowerDigit) else { return nil }
         self.hex = hex
     }
 
@@ -47,10 +47,6 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, Codable, CustomStrin
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(hex)
-    }
-
-    private static func isLowerHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 }
 

@@ -71,12 +71,13 @@ public enum SigV4 {
     /// Percent-encodes every byte but RFC 3986's unreserved `A-Z a-z 0-9 - . _ ~`, in upper-case
     /// hex, as SigV4 canonicalises URI path segments and query names and values.
     public static func uriEncode(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
         var out = [UInt8]()
         for b in text.utf8 {
             switch b {
             case 0x41...0x5a, 0x61...0x7a, 0x30...0x39, 0x2d, 0x2e, 0x5f, 0x7e: out.append(b)
-            default: out += [0x25, hex[Int(b >> 4)], hex[Int(b & 0xf)]]
+            default:
+                out.append(0x25)
+                Hex.append(b, uppercase: true, to: &out)
             }
         }
         return String(decoding: out, as: UTF8.self)

@@ -86,17 +86,10 @@ struct TreeInventory {
     static func role(of path: String) -> Role {
         if path == TreeLayout.pointer { return .pointer }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        if isContentAddressed(name) { return .contentAddressed }
+        if TreeLayout.isContentAddressed(name) { return .contentAddressed }
         if path.hasPrefix("catalogs/"), number(in: path) != nil { return .numberedCatalog }
         if path.hasPrefix("keys/root-"), number(in: path) != nil { return .rootKeyDocument }
         return .mutable
-    }
-
-    /// `<64 lower-case hex>.<suffix>`: named by its SHA-256.
-    static func isContentAddressed(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard bytes.count > 65, bytes[64] == UInt8(ascii: ".") else { return false }
-        return bytes[..<64].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// N of `catalogs/N.json[.minisig]` or `keys/root-N.json[.minisig]`.

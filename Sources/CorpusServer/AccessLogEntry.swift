@@ -1,4 +1,5 @@
 import Foundation
+import CorpusFormat
 
 /// One line of the access log. It holds the method and the path without its query (where a
 /// careless client might put a credential), and never any request header: the Authorization
@@ -81,8 +82,7 @@ public struct AccessLogEntry: Sendable, CustomStringConvertible {
                 out.append(b)
             } else {
                 out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(b >> 4)])
-                out.append(hexDigits[Int(b & 0xf)])
+                Hex.append(b, uppercase: true, to: &out)
             }
         }
         if utf8.count > limit { out.append(contentsOf: "…".utf8) }
@@ -90,8 +90,6 @@ public struct AccessLogEntry: Sendable, CustomStringConvertible {
     }
 
     private static func isKept(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7f && b != UInt8(ascii: "\"") }
-
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// The dotted-decimal form of an IPv4 address given as its four bytes in network order.
     static func ipv4(networkOrder octets: some Sequence<UInt8>) -> String {

@@ -100,14 +100,8 @@ final class RequestHandler: Sendable {
     private func body(_ file: OpenedFile, offset: Int64, length: Int64, head: Bool) -> ResponseBody? {
         guard length <= inlineLimit, !head else { return .file(file, offset: offset, length: length) }
         var bytes = [UInt8](repeating: 0, count: Int(length))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            // The file shrank under us (being replaced in place): fail rather than send short.
-            guard n > 0 else { return nil }
-            done += n
-        }
+        // Short when the file shrank under us (being replaced in place): fail rather than send short.
+        guard bytes.withUnsafeMutableBytes({ FileIO.read(file.fd, into: $0, at: offset) }) else { return nil }
         return .bytes(bytes)
     }
 

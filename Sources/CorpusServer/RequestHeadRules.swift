@@ -1,3 +1,5 @@
+import CorpusFormat
+
 /// The request-head syntax RFC 9112 requires and libmicrohttpd 0.9.75 does not enforce, checked on
 /// the fields as it hands them over (names as received, values without leading whitespace).
 /// Anything here is answered 400 and the connection closed: a head two parsers could read two
@@ -64,7 +66,7 @@ enum RequestHeadRules {
         if bytes.first == UInt8(ascii: "[") {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
             let literal = bytes[bytes.index(after: bytes.startIndex)..<close]
-            guard literal.contains(UInt8(ascii: ":")), literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
+            guard literal.contains(UInt8(ascii: ":")), literal.allSatisfy({ Hex.digitValue($0) != nil || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
                 return false
             }
             bytes = bytes[bytes.index(after: close)...]
@@ -87,7 +89,7 @@ enum RequestHeadRules {
             if b == UInt8(ascii: "%") {
                 let h1 = bytes.index(after: i)
                 guard h1 < bytes.endIndex, bytes.index(after: h1) < bytes.endIndex,
-                      isHexDigit(bytes[h1]), isHexDigit(bytes[bytes.index(after: h1)]) else { return false }
+                      Hex.digitValue(bytes[h1]) != nil, Hex.digitValue(bytes[bytes.index(after: h1)]) != nil else { return false }
                 i = bytes.index(i, offsetBy: 3)
                 continue
             }
@@ -96,10 +98,6 @@ enum RequestHeadRules {
             i = bytes.index(after: i)
         }
         return true
-    }
-
-    private static func isHexDigit(_ b: UInt8) -> Bool {
-        (48...57).contains(b) || (65...70).contains(b) || (97...102).contains(b)
     }
 
     /// Without the optional whitespace around a field value (RFC 9110 §5.5).

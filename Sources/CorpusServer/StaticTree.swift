@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import CorpusFormat
 #if os(Linux)
 internal import CLinux
 #endif
@@ -21,7 +22,7 @@ final class StaticTree: Sendable {
         guard let real = realpath(path, nil) else { throw .rootUnavailable(path: path, errno: errno) }
         let resolved = String(cString: real)
         free(real)
-        let fd = Self.retrying { Glibc.open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let fd = SystemCall.retrying { Glibc.open(resolved, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw .rootUnavailable(path: path, errno: errno) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
@@ -69,7 +70,7 @@ final class StaticTree: Sendable {
     func currentIdentity(_ segments: [String]) -> FileIdentity? {
         #if os(Linux)
         if !segments.isEmpty, !Self.openat2Missing.load(ordering: .relaxed) {
-            let fd = Self.retrying { corpus_openat_beneath(rootFD, segments.joined(separator: "/"), corpus_o_path() | O_NOFOLLOW | O_CLOEXEC) }
+            let fd = SystemCall.retrying { corpus_openat_beneath(rootFD, segments.joined(separator: "/"), corpus_o_path() | O_NOFOLLOW | O_CLOEXEC) }
             guard fd >= 0 else { return nil }
             defer { close(fd) }
             var st = stat()
@@ -83,7 +84,7 @@ final class StaticTree: Sendable {
     private func openBeneath(_ segments: [String]) -> Int32 {
         #if os(Linux)
         if !Self.openat2Missing.load(ordering: .relaxed) {
-            let fd = Self.retrying { corpus_openat_beneath(rootFD, segments.joined(separator: "/"), Self.fileFlags) }
+            let fd = SystemCall.retrying { corpus_openat_beneath(rootFD, segments.joined(separator: "/"), Self.fileFlags) }
             guard fd < 0, errno == ENOSYS else { return fd }
             Self.openat2Missing.store(true, ordering: .relaxed)
         }
@@ -101,12 +102,12 @@ final class StaticTree: Sendable {
         var dir = rootFD
         defer { if dir != rootFD { close(dir) } }
         for segment in segments.dropLast() {
-            let next = Self.retrying { openat(dir, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            let next = SystemCall.retrying { openat(dir, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             if dir != rootFD { close(dir) }
             guard next >= 0 else { dir = rootFD; return -1 }
             dir = next
         }
-        return Self.retrying { openat(dir, segments[segments.count - 1], Self.fileFlags) }
+        return SystemCall.retrying { openat(dir, segments[segments.count - 1], Self.fileFlags) }
     }
 
     /// A `SmallFileCache` for this tree: on Linux one that learns of changes from a
@@ -123,16 +124,7 @@ final class StaticTree: Sendable {
     func read(_ segments: [String], limit: Int64) -> (data: Data, identity: FileIdentity)? {
         guard let file = open(segments), file.size <= limit else { return nil }
         var data = Data(count: Int(file.size))
-        let ok = data.withUnsafeMutableBytes { buf -> Bool in
-            var done = 0
-            while done < buf.count {
-                let n = pread(file.fd, buf.baseAddress! + done, buf.count - done, off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                done += n
-            }
-            return true
-        }
+        let ok = data.withUnsafeMutableBytes { FileIO.read(file.fd, into: $0, at: 0) }
         return ok ? (data, file.identity) : nil
     }
 
@@ -147,7 +139,7 @@ final class StaticTree: Sendable {
 
     /// Names in a folder directly under the root (for catalogs/), skipping dotfiles.
     func list(_ folder: String) -> [String] {
-        let fd = Self.retrying { openat(rootFD, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        let fd = SystemCall.retrying { openat(rootFD, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0, let d = fdopendir(fd) else { return [] }
         defer { closedir(d) }
         var names: [String] = []
@@ -156,13 +148,6 @@ final class StaticTree: Sendable {
             if !name.hasPrefix(".") { names.append(name) }
         }
         return names
-    }
-
-    static func retrying(_ call: () -> Int32) -> Int32 {
-        while true {
-            let r = call()
-            if r >= 0 || errno != EINTR { return r }
-        }
     }
 }
 

@@ -33,9 +33,7 @@ public struct StorageRedirect: Sendable {
     /// (`<sha256>.<suffix>` under any folder: bundles, embedder artifacts, deltas).
     static func redirects(_ segments: [String]) -> Bool {
         guard segments.count >= 2, let name = segments.last else { return false }
-        let bytes = Array(name.utf8)
-        return bytes.count > 65 && bytes[64] == UInt8(ascii: ".")
-            && bytes[..<64].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return TreeLayout.isContentAddressed(name)
     }
 
     /// The 302 for a decided request: presigned for a granted one, public for an open one.

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Glibc
 import Synchronization
+import CorpusFormat
 internal import CLinux
 
 /// Tells whether anything changed on the paths of the files `SmallFileCache` holds, by inotify
@@ -82,7 +83,7 @@ final class TreeChangeWatch: Sendable {
         guard fd >= 0 else { return nil }
         let wd = inotify_add_watch(fd, rootPath, Self.mask | UInt32(IN_ONLYDIR))
         // Without the mount table a mount inside the tree would go unseen: no watch then.
-        let mounts = wd >= 0 ? StaticTree.retrying { open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) } : -1
+        let mounts = wd >= 0 ? SystemCall.retrying { open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC) } : -1
         guard mounts >= 0 else {
             close(fd)
             return nil
@@ -135,8 +136,7 @@ final class TreeChangeWatch: Sendable {
         let (queued, mounted) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds -> (Bool, Bool) in
             fds[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             fds[1] = pollfd(fd: mounts, events: Int16(POLLPRI), revents: 0)
-            var n: Int32
-            repeat { n = poll(fds.baseAddress, 2, 0) } while n < 0 && errno == EINTR
+            let n = SystemCall.retrying { poll(fds.baseAddress, 2, 0) }
             // Not knowing counts as a change.
             if n < 0 { return (true, true) }
             // The kernel adds POLLERR to the mount table's POLLPRI.
@@ -153,9 +153,8 @@ final class TreeChangeWatch: Sendable {
         // Room for many events: a publish queues hundreds at once.
         withUnsafeTemporaryAllocation(byteCount: 16 << 10, alignment: MemoryLayout<inotify_event>.alignment) { buffer in
             while true {
-                let n = read(fd, buffer.baseAddress, buffer.count)
+                let n = SystemCall.retrying { read(fd, buffer.baseAddress, buffer.count) }
                 if n < 0 {
-                    if errno == EINTR { continue }
                     if errno != EAGAIN { changed = true }
                     return
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import CorpusServer
+import CorpusFormat
 
 /// The access log of `corpusd serve`, off the request path: a request's thread only appends its
 /// line to a buffer under a lock; one thread of its own writes the buffer to stderr every 100 ms
@@ -58,12 +59,7 @@ final class AccessLogWriter: Sendable {
             defer { state.bytes.removeAll(keepingCapacity: true) }
             return state.bytes
         }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            offset += n
-        }
+        // A log that cannot be written (stderr closed) drops its lines rather than stop serving.
+        bytes.withUnsafeBytes { _ = try? FileIO.writeAll(fd, $0, path: "the access log") }
     }
 }

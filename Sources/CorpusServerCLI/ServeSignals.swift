@@ -29,7 +29,7 @@ final class ServeSignals: @unchecked Sendable {
             let fd = readFD
             Thread.detachNewThread {
                 var byte: UInt8 = 0
-                while read(fd, &byte, 1) < 0 && errno == EINTR {}
+                _ = SystemCall.retrying { read(fd, &byte, 1) }
                 switch Int32(byte) {
                 case SIGINT: done.resume(returning: "SIGINT")
                 case SIGHUP: done.resume(returning: "SIGHUP")

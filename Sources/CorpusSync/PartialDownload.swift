@@ -24,33 +24,31 @@ struct PartialMeta: Codable, Equatable {
 
 /// `downloads/<sha256>.part` open for appending, hashed as it grows.
 ///
-/// Owns the file descriptor (closed in deinit). Opening hashes the bytes already there, so a
-/// resumed download ends with the digest of the whole file without reading it twice.
+/// Opening hashes the bytes already there, so a resumed download ends with the digest of the
+/// whole file without reading it twice.
 final class PartialDownload {
     let path: String
     let metaPath: String
-    private let fd: Int32
+    /// Owns the descriptor, open for reading and writing (closed with the reader); read to the
+    /// end once, which leaves the offset where appends go.
+    private let file: FileHandleReader
+    private var fd: Int32 { file.descriptor }
     private var digest = Digest(.sha256)
     private(set) var size: Int64 = 0
 
     init(path: String, metaPath: String) throws {
         self.path = path
         self.metaPath = metaPath
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw SyncError.io(operation: "open", path: path, errno: errno) }
-        self.fd = fd
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw SyncError.io(operation: "read", path: path, errno: errno) }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
-            size += Int64(n)
-        }
+        file = FileHandleReader(adopting: fd, path: path)
+        do {
+            try file.forEachChunk { chunk in
+                digest.update(chunk)
+                size += Int64(chunk.count)
+            }
+        } catch let e as FormatError { throw SyncError.from(e) }
     }
-
-    deinit { close(fd) }
 
     /// Empties the file and the digest (the server sent the whole file, or the partial is unusable).
     func restart() throws {

@@ -75,6 +75,27 @@ import CorpusTestSupport
     func safety(_ path: String, _ safe: Bool) { #expect(TreePath.isSafe(path) == safe) }
 }
 
+/// The one content-addressed-name check, which the gate-only server's redirect and the object
+/// store upload's order both use.
+@Suite struct ContentAddressedNameTests {
+    static let sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    static let cases: [(String, Bool)] = {
+        let sha: String = Self.sha
+        let upper: String = sha.uppercased()
+        let short = String(sha.dropLast())
+        let notHex: String = "g" + String(sha.dropFirst())
+        return [
+            (sha + ".corpus.zip", true), (sha + ".embedder.zip", true), (sha + ".delta.zip", true), (sha + ".x", true),
+            (sha + ".", false), (sha, false), (sha + "x.zip", false), (upper + ".corpus.zip", false),
+            (short + ".corpus.zip", false), (sha + "0.corpus.zip", false), (notHex + ".zip", false),
+            ("catalog.json", false), ("7.json", false), ("", false),
+        ]
+    }()
+
+    @Test(arguments: cases)
+    func name(_ name: String, _ addressed: Bool) { #expect(TreeLayout.isContentAddressed(name) == addressed) }
+}
+
 @Suite struct VectorFileHeaderTests {
     @Test(arguments: [(VectorFileHeader.Encoding.int8, 384, 10), (.int8, 3, 1), (.f32, 16, 5), (.int8, 16, 0)])
     func encodeThenDecode(_ encoding: VectorFileHeader.Encoding, _ dimension: Int, _ rows: Int) throws {

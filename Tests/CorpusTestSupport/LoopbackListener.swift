@@ -15,24 +15,14 @@ public final class LoopbackListener: @unchecked Sendable {
     private let acceptDone = DispatchSemaphore(value: 0)
 
     public init(onConnection: @escaping @Sendable (Int32) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard bound == 0, listen(fd, 64) == 0 else {
+        let (fd, port) = try bindLoopbackSocket()
+        guard listen(fd, 64) == 0 else {
             let code = errno
             close(fd)
             throw POSIXError(.init(rawValue: code) ?? .EIO)
         }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         self.fd = fd
-        port = UInt16(bigEndian: addr.sin_port)
+        self.port = port
         Thread { [self] in acceptLoop(onConnection) }.start()
     }
 

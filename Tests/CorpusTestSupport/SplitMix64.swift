@@ -1,5 +1,6 @@
 /// A small deterministic generator (SplitMix64), so random tests and generated fixtures are
-/// reproducible. (corpus-bench has its own copy, `BenchRandom`: benchmarks do not link test support.)
+/// reproducible. (corpus-bench has its own copy, `BenchRandom`, written before it linked test
+/// support for its loopback port.)
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
 
