@@ -1,5 +1,6 @@
 import Foundation
 import CorpusFormat
+import CorpusHTTP
 
 /// What a HEAD of an object says about it.
 public struct ObjectInfo: Sendable, Equatable {
@@ -133,6 +134,8 @@ public final class S3Client: @unchecked Sendable {
                 failure = .network(operation: operation, key: key, reason: reason)
             case let .contentMismatch(actual):
                 failure = .contentMismatch(path: request.body?.path ?? key, expected: request.body?.sha256 ?? "", actual: actual)
+            case let .httpLibrary(refusal):
+                failure = .httpLibrary(operation: operation, key: key, refusal: refusal)
             }
             guard failure.isTransient, attempt < retry.attempts else { throw failure }
             Thread.sleep(forTimeInterval: retry.firstDelay * pow(2, Double(attempt - 1)))
