@@ -29,6 +29,9 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     /// Not sent: the libcurl this process loaded refused an option the request needs (an older
     /// one than `CURLOPT_AWS_SIGV4`, say). No retry can help.
     case httpLibrary(operation: String, key: String, refusal: CurlOptionError)
+    /// Not sent: a value the request's head would carry (a credential, a header) holds a control
+    /// character (`RequestFieldCheck`). The reason names the field, never its value.
+    case unsafeRequest(operation: String, key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -54,6 +57,8 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(path) is not a published tree: \(reason)"
         case let .httpLibrary(operation, key, refusal):
             return "\(operation) \(key.isEmpty ? "" : "\(key) ")not sent: \(refusal)"
+        case let .unsafeRequest(operation, key, reason):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")not sent: \(reason)"
         }
     }
 

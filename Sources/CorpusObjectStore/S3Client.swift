@@ -136,6 +136,8 @@ public final class S3Client: @unchecked Sendable {
                 failure = .contentMismatch(path: request.body?.path ?? key, expected: request.body?.sha256 ?? "", actual: actual)
             case let .httpLibrary(refusal):
                 failure = .httpLibrary(operation: operation, key: key, refusal: refusal)
+            case let .unsafeRequest(reason):
+                failure = .unsafeRequest(operation: operation, key: key, reason: reason)
             }
             guard failure.isTransient, attempt < retry.attempts else { throw failure }
             Thread.sleep(forTimeInterval: retry.firstDelay * pow(2, Double(attempt - 1)))

@@ -23,7 +23,10 @@ final class S3Connection {
         if let token = credentials?.sessionToken { lines.append("x-amz-security-token: \(token)") }
         // No "Expect:" line to turn off 100-continue: libcurl 7.88 signs the empty header it
         // then does not send, and the signature fails (S3 gateways answer 100 at once anyway).
-        let curlRequest = CurlRequest(url: endpoint.origin + request.pathAndQuery, headerLines: lines, userAgent: "corpusd/1",
+        if let problem = Self.problem(url: endpoint.origin + request.pathAndQuery, headers: request.headers, credentials: credentials) {
+            return .unsafeRequest(reason: problem)
+        }
+        let curlRequest = CurlRequest(url: endpoint.origin + request.pathAndQuery, headerLines: lines, userAgent: Self.userAgent,
                                       connectTimeout: timeouts.connect,
                                       // libcurl's default upload buffer (64 KiB), as `curl -T` uses it: each chunk is read,
                                       // hashed and sent while it is still in the CPU's cache. A 1 MiB buffer (set here
@@ -58,6 +61,23 @@ final class S3Connection {
         case let .failed(_, reason): return .failed(reason: reason)
         case let .completed(status): return .answered(status: status, headers: ctx.headers, body: ctx.responseBody)
         }
+    }
+}
+
+extension S3Connection {
+    static let userAgent = "corpusd/1"
+
+    /// Why a request cannot be sent, checked before libcurl sees it: every value that reaches its
+    /// head holds no control character (`RequestFieldCheck`, RFC 9110 §5.5), the credentials
+    /// libcurl writes into it included. A CR LF in a session token or access key id would end its
+    /// line and start a header of its own. The reason names the field, never its value.
+    static func problem(url: String, headers: [(String, String)], credentials: S3Credentials?) -> String? {
+        var fields = headers.map { (name: $0.0, value: $0.1) } + [(name: "User-Agent", value: userAgent)]
+        if let token = credentials?.sessionToken { fields.append((name: "x-amz-security-token", value: token)) }
+        if let p = RequestFieldCheck.problem(url: url, headers: fields) { return p }
+        // libcurl writes `Authorization: AWS4-HMAC-SHA256 Credential=ID/DAY/REGION/s3/aws4_request, …`;
+        // the region is already a-z 0-9 - (`S3Endpoint`).
+        return credentials.flatMap { RequestFieldCheck.problem(value: $0.accessKeyID, describedAs: "the access key id (in the Authorization header)") }
     }
 }
 
@@ -117,6 +137,8 @@ enum S3Response {
     case contentMismatch(actual: String)
     /// Not sent: libcurl refused an option the request needs.
     case httpLibrary(CurlOptionError)
+    /// Not sent: a value of its head holds a control character (the reason names the field).
+    case unsafeRequest(reason: String)
 }
 
 /// The timeouts of every request.

@@ -38,6 +38,9 @@ enum ObjectStoreErrors {
                                hint: "restore the file (or publish again into a fresh --out), then upload again", kind: .localIO)
         case .notATree:
             return ErrorReport(code: "not-a-tree", message: e.description, hint: "give the folder corpusd publish --out (or corpusd mirror --out) wrote", kind: .usage)
+        case .unsafeRequest:
+            return ErrorReport(code: "unsafe-request", message: e.description,
+                               hint: "check AWS_ACCESS_KEY_ID and AWS_SESSION_TOKEN (or the credentials file): a request never carries control characters", kind: .usage)
         case .httpLibrary:
             return ErrorReport(code: "http-library", message: e.description,
                                hint: "corpusd loads the system's libcurl at the first request and needs libcurl \(CurlOptionError.minimumLibcurlVersion) or newer, with HTTPS", kind: .failure)

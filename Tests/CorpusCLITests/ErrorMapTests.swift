@@ -112,6 +112,7 @@ import CorpusObjectStore
         ("publisher", ServerErrors.report(PublisherError.versionReused(corpus: "tides", version: "1", catalogVersion: 2)), "version-reused", .usage),
         ("publisher: tree", ServerErrors.report(PublisherError.invalidTree(path: "keys/root-1.json", reason: "missing")), "damaged-tree", .verification),
         ("publisher: source", ServerErrors.report(PublisherError.sourceNotFound(path: "/s")), "not-found", .notFound),
+        ("object store: unsafe request", ServerErrors.report(ObjectStoreError.unsafeRequest(operation: "HEAD", key: "k", reason: "r")), "unsafe-request", .usage),
         ("object store: libcurl", ServerErrors.report(ObjectStoreError.httpLibrary(operation: "PUT", key: "k", refusal: oldLibcurl)), "http-library", .failure),
         ("server", ServerErrors.report(ServerError.cannotListen(address: "127.0.0.1:80", reason: "in use")), "listen", .localIO),
         ("unknown, corpus", ClientErrors.report(CocoaError(.fileReadUnknown)), "failed", .failure),
