@@ -32,6 +32,8 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     /// Not sent: a value the request's head would carry (a credential, a header) holds a control
     /// character (`RequestFieldCheck`). The reason names the field, never its value.
     case unsafeRequest(operation: String, key: String, reason: String)
+    /// The calling task was cancelled during the request or the wait before asking again.
+    case cancelled(operation: String, key: String)
 
     public var description: String {
         switch self {
@@ -59,6 +61,8 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(operation) \(key.isEmpty ? "" : "\(key) ")not sent: \(refusal)"
         case let .unsafeRequest(operation, key, reason):
             return "\(operation) \(key.isEmpty ? "" : "\(key) ")not sent: \(reason)"
+        case let .cancelled(operation, key):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")cancelled"
         }
     }
 

@@ -41,6 +41,8 @@ enum ObjectStoreErrors {
         case .unsafeRequest:
             return ErrorReport(code: "unsafe-request", message: e.description,
                                hint: "check AWS_ACCESS_KEY_ID and AWS_SESSION_TOKEN (or the credentials file): a request never carries control characters", kind: .usage)
+        case .cancelled:
+            return ErrorReport(code: "cancelled", message: e.description, hint: rerun, kind: .failure)
         case .httpLibrary:
             return ErrorReport(code: "http-library", message: e.description,
                                hint: "corpusd loads the system's libcurl at the first request and needs libcurl \(CurlOptionError.minimumLibcurlVersion) or newer, with HTTPS", kind: .failure)

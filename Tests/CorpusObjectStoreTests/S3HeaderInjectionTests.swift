@@ -13,20 +13,20 @@ import CorpusTestSupport
     static let injected = "x\r\nX-Injected: yes"
 
     /// The refusal, the operation's call, and what reached the server.
-    func attempt(_ credentials: S3Credentials, _ call: (S3Client) throws -> Void) throws -> (error: ObjectStoreError?, requests: Int, connections: Int) {
+    func attempt(_ credentials: S3Credentials, _ call: (S3Client) async throws -> Void) async throws -> (error: ObjectStoreError?, requests: Int, connections: Int) {
         let dir = TempDirectory("s3-inject")
         let server = try MisbehavingServer(root: dir.path) { _ in .status(404) }
         defer { server.stop() }
         let client = try S3Client(endpoint: try S3Endpoint(parsing: server.baseURL, region: "us-east-1"), credentials: credentials,
                                   retry: ObjectStoreRetry(attempts: 1))
         var error: ObjectStoreError?
-        do { try call(client) } catch let e as ObjectStoreError { error = e }
+        do { try await call(client) } catch let e as ObjectStoreError { error = e }
         return (error, server.requestCount, server.connectionCount)
     }
 
-    @Test func aSessionTokenHoldingCRLFIsRefusedBeforeAnythingIsSent() throws {
+    @Test func aSessionTokenHoldingCRLFIsRefusedBeforeAnythingIsSent() async throws {
         let credentials = S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret", sessionToken: Self.injected)
-        let r = try attempt(credentials) { _ = try $0.head(bucket: "b", key: "tree/catalog.json") }
+        let r = try await attempt(credentials) { _ = try await $0.head(bucket: "b", key: "tree/catalog.json") }
         #expect(r.error == .unsafeRequest(operation: "HEAD", key: "tree/catalog.json",
                                           reason: "the x-amz-security-token header's value holds a control character (byte 1), which no header may carry"))
         let message = r.error.map { "\($0)" } ?? ""
@@ -35,9 +35,9 @@ import CorpusTestSupport
     }
 
     /// libcurl writes the access key id into `Authorization: AWS4-HMAC-SHA256 Credential=ID/…`.
-    @Test func anAccessKeyIDHoldingCRLFIsRefusedBeforeAnythingIsSent() throws {
+    @Test func anAccessKeyIDHoldingCRLFIsRefusedBeforeAnythingIsSent() async throws {
         let credentials = S3Credentials(accessKeyID: "AKID" + Self.injected, secretAccessKey: "secret")
-        let r = try attempt(credentials) { _ = try $0.get(bucket: "b", key: "tree/catalog.json") }
+        let r = try await attempt(credentials) { _ = try await $0.get(bucket: "b", key: "tree/catalog.json") }
         #expect(r.error == .unsafeRequest(operation: "GET", key: "tree/catalog.json",
                                           reason: "the access key id (in the Authorization header) holds a control character (byte 5), which no header may carry"))
         let message = r.error.map { "\($0)" } ?? ""
