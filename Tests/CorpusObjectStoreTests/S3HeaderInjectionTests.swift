@@ -24,24 +24,23 @@ import CorpusTestSupport
         return (error, server.requestCount, server.connectionCount)
     }
 
-    @Test func aSessionTokenHoldingCRLFIsRefusedBeforeAnythingIsSent() async throws {
-        let credentials = S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret", sessionToken: Self.injected)
-        let r = try await attempt(credentials) { _ = try await $0.head(bucket: "b", key: "tree/catalog.json") }
-        #expect(r.error == .unsafeRequest(operation: "HEAD", key: "tree/catalog.json",
-                                          reason: "the x-amz-security-token header's value holds a control character (byte 1), which no header may carry"))
-        let message = r.error.map { "\($0)" } ?? ""
-        #expect(!message.contains("Injected") && !message.contains("AKID"), "the message shows the credential: \(message)")
-        #expect(r.requests == 0 && r.connections == 0)
-    }
-
     /// libcurl writes the access key id into `Authorization: AWS4-HMAC-SHA256 Credential=ID/…`.
-    @Test func anAccessKeyIDHoldingCRLFIsRefusedBeforeAnythingIsSent() async throws {
-        let credentials = S3Credentials(accessKeyID: "AKID" + Self.injected, secretAccessKey: "secret")
-        let r = try await attempt(credentials) { _ = try await $0.get(bucket: "b", key: "tree/catalog.json") }
-        #expect(r.error == .unsafeRequest(operation: "GET", key: "tree/catalog.json",
-                                          reason: "the access key id (in the Authorization header) holds a control character (byte 5), which no header may carry"))
-        let message = r.error.map { "\($0)" } ?? ""
-        #expect(!message.contains("Injected") && !message.contains("AKID"), "the message shows the credential: \(message)")
-        #expect(r.requests == 0 && r.connections == 0)
+    static let credentials: [(S3Credentials, String)] = [
+        (S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret", sessionToken: injected),
+         "the x-amz-security-token header's value holds a control character (byte 1), which no header may carry"),
+        (S3Credentials(accessKeyID: "AKID" + injected, secretAccessKey: "secret"),
+         "the access key id (in the Authorization header) holds a control character (byte 5), which no header may carry"),
+    ]
+
+    @Test(arguments: credentials)
+    func aCredentialHoldingCRLFIsRefusedBeforeAnythingIsSent(_ credentials: S3Credentials, _ reason: String) async throws {
+        for (operation, call) in [("HEAD", { (c: S3Client) async throws in _ = try await c.head(bucket: "b", key: "tree/catalog.json") }),
+                                  ("GET", { (c: S3Client) async throws in _ = try await c.get(bucket: "b", key: "tree/catalog.json") })] {
+            let r = try await attempt(credentials, call)
+            #expect(r.error == .unsafeRequest(operation: operation, key: "tree/catalog.json", reason: reason))
+            let message = r.error.map { "\($0)" } ?? ""
+            #expect(!message.contains("Injected") && !message.contains("AKID"), "the message shows the credential: \(message)")
+            #expect(r.requests == 0 && r.connections == 0)
+        }
     }
 }
