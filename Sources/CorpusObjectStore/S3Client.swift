@@ -10,25 +10,23 @@ public struct ObjectInfo: Sendable, Equatable {
     public var cacheControl: String?
 }
 
-/// How many times, and how far apart, a request that may pass is asked again: `Backoff`'s
-/// schedule, the client's too (`RetryPolicy`), doubling from `firstDelay` up to `maxDelay`.
+/// How many times a request that may pass is asked, and how long is waited in between: the
+/// client's schedule (`Backoff`, as `RetryPolicy` uses it), doubling from `firstDelay` up to
+/// `maxDelay`, which keeps many attempts from turning into minutes of waiting.
 public struct ObjectStoreRetry: Sendable {
     public var attempts: Int
-    public var firstDelay: Double
-    /// No wait is longer: with many attempts the doubling would otherwise reach minutes.
-    public var maxDelay: Double
+    public var backoff: Backoff
 
     public init(attempts: Int = 4, firstDelay: Double = 0.5, maxDelay: Double = 8) {
         self.attempts = max(1, attempts)
-        self.firstDelay = firstDelay
-        self.maxDelay = maxDelay
+        backoff = Backoff(initial: firstDelay, maximum: maxDelay)
     }
-
-    public var backoff: Backoff { Backoff(initial: firstDelay, maximum: maxDelay) }
 
     /// Delays multiplied by `factor` (`CORPUS_RETRY_SCALE`: tests shrink them).
     public func scaled(by factor: Double) -> ObjectStoreRetry {
-        ObjectStoreRetry(attempts: attempts, firstDelay: firstDelay * factor, maxDelay: maxDelay * factor)
+        var scaled = self
+        scaled.backoff = backoff.scaled(by: factor)
+        return scaled
     }
 }
 
