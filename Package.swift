@@ -52,7 +52,6 @@ let package = Package(
         .target(name: "CorpusHTTP"),
         .target(name: "CorpusURLSession", dependencies: ["CorpusHTTP"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusHTTP",
-                                                   .target(name: "CCurl", condition: .when(platforms: [.linux])),
                                                    .target(name: "CorpusCurl", condition: .when(platforms: [.linux])),
                                                    .target(name: "CorpusURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS]))]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
@@ -61,7 +60,7 @@ let package = Package(
         // S3-compatible object storage: requests signed by libcurl (CURLOPT_AWS_SIGV4) and the
         // upload of a published tree in the order its readers rely on.
         // CorpusHTTP for `RequestFieldCheck` and `CurlOptionError`, nothing of the client's HTTP.
-        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CorpusHTTP", "CCurl", "CorpusCurl"]),
+        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CorpusHTTP", "CorpusCurl"]),
         // The command line: a kit both executables share, then each executable's commands. The
         // client's never reach the server or publisher, so `corpus` links neither libmicrohttpd
         // nor libxml2. Every module a CLI module imports is listed (CorpusFormat's values; for
