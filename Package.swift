@@ -44,14 +44,14 @@ let package = Package(
                                                      .target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
-        .target(name: "CorpusCurl", dependencies: ["CCurl"]),
+        // Its errors (`CurlOptionError`) are CorpusHTTP's, which both users' errors carry.
+        .target(name: "CorpusCurl", dependencies: ["CCurl", "CorpusHTTP"]),
         // The client's HTTP: the value types and the transport seam (CorpusHTTP), libcurl's
         // transport in CorpusSync on Linux, URLSession's in CorpusURLSession, which CorpusSync
         // uses on Apple platforms only (docs/apple.md "HTTP transport").
         .target(name: "CorpusHTTP"),
         .target(name: "CorpusURLSession", dependencies: ["CorpusHTTP"]),
         .target(name: "CorpusSync", dependencies: ["CorpusFormat", "CorpusEngine", "CorpusHTTP",
-                                                   .target(name: "CCurl", condition: .when(platforms: [.linux])),
                                                    .target(name: "CorpusCurl", condition: .when(platforms: [.linux])),
                                                    .target(name: "CorpusURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS]))]),
         .target(name: "CorpusPublisher", dependencies: ["CorpusFormat", "CorpusEngine", "CXML2", "CZip"]),
@@ -59,7 +59,8 @@ let package = Package(
         .target(name: "CorpusMirror", dependencies: ["CorpusFormat", "CorpusSync"]),
         // S3-compatible object storage: requests signed by libcurl (CURLOPT_AWS_SIGV4) and the
         // upload of a published tree in the order its readers rely on.
-        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CCurl", "CorpusCurl"]),
+        // CorpusHTTP for `RequestFieldCheck` and `CurlOptionError`, nothing of the client's HTTP.
+        .target(name: "CorpusObjectStore", dependencies: ["CorpusFormat", "CorpusHTTP", "CorpusCurl"]),
         // The command line: a kit both executables share, then each executable's commands. The
         // client's never reach the server or publisher, so `corpus` links neither libmicrohttpd
         // nor libxml2. Every module a CLI module imports is listed (CorpusFormat's values; for
@@ -67,7 +68,7 @@ let package = Package(
         // not left to come along with another dependency.
         .target(name: "CorpusCLIKit", dependencies: ["CorpusFormat"]),
         .target(name: "CorpusClientCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusSync", "CorpusEngine"]),
-        .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync", "CorpusObjectStore"]),
+        .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync", "CorpusObjectStore", "CorpusHTTP"]),
         .executableTarget(name: "corpus", dependencies: ["CorpusClientCLI", "CorpusSync"]),
         .executableTarget(name: "corpusd", dependencies: ["CorpusServerCLI"]),
         // Test support for its loopback port only: one free-port helper for tests and benchmarks.
@@ -83,12 +84,14 @@ let package = Package(
         // The URLSession transport's parts (the mailbox's cap, the delegate's cancel) without a
         // server; its transfers are CorpusSyncTests', run over both transports.
         .testTarget(name: "CorpusURLSessionTests", dependencies: ["CorpusURLSession"]),
+        // The checked libcurl wrapper on its own (a refused option), without a server.
+        .testTarget(name: "CorpusCurlTests", dependencies: ["CorpusCurl", "CorpusHTTP"]),
         .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
         // The upstream of the mirror tests is a real `HTTPServer`, hence CorpusServer.
         .testTarget(name: "CorpusMirrorTests", dependencies: ["CorpusMirror", "CorpusServer", "CorpusSync", "CorpusTestSupport"]),
         .testTarget(name: "CorpusObjectStoreTests", dependencies: ["CorpusObjectStore", "CorpusFormat", "CorpusTestSupport"]),
         .testTarget(name: "CorpusCLITests", dependencies: ["CorpusCLIKit", "CorpusClientCLI", "CorpusServerCLI", "CorpusFormat", "CorpusEngine",
-                                                           "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusTestSupport"]),
+                                                           "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusTestSupport", "CorpusObjectStore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusTestSupport"]),
         // docs/library.md's example, compiled against what an app links.
         .testTarget(name: "LibraryExampleTests", dependencies: ["CorpusSync", "CorpusEngine", "CorpusFormat", "CorpusTestSupport"]),

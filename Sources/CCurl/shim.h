@@ -19,6 +19,7 @@ typedef struct {
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
+    curl_version_info_data *(*version_info)(CURLversion);
 } ccurl_functions;
 
 // The state lives in function-local statics: Swift emits a header's inline functions, not its
@@ -45,8 +46,9 @@ static inline void ccurl_load_table(void) {
         *(void **)&t.easy_getinfo = dlsym(h, "curl_easy_getinfo");
         *(void **)&t.slist_append = dlsym(h, "curl_slist_append");
         *(void **)&t.slist_free_all = dlsym(h, "curl_slist_free_all");
+        *(void **)&t.version_info = dlsym(h, "curl_version_info");
         if (!t.global_init || !t.easy_init || !t.easy_cleanup || !t.easy_reset || !t.easy_perform || !t.easy_strerror
-            || !t.easy_setopt || !t.easy_getinfo || !t.slist_append || !t.slist_free_all) continue;
+            || !t.easy_setopt || !t.easy_getinfo || !t.slist_append || !t.slist_free_all || !t.version_info) continue;
         ccurl_table = t;
         *ccurl_loaded_flag() = 1;
         return;
@@ -68,6 +70,17 @@ static inline CURLcode ccurl_easy_perform(CURL *h) { return ccurl_load() ? ccurl
 static inline const char *ccurl_easy_strerror(CURLcode c) { return ccurl_load() ? ccurl_table.easy_strerror(c) : "libcurl is not loaded"; }
 static inline struct curl_slist *ccurl_slist_append(struct curl_slist *l, const char *s) { return ccurl_load() ? ccurl_table.slist_append(l, s) : l; }
 static inline void ccurl_slist_free_all(struct curl_slist *l) { if (ccurl_load()) ccurl_table.slist_free_all(l); }
+
+// The loaded libcurl's version, to name it when it refuses an option. CURLVERSION_FIRST: `version`
+// and `version_num` are in the struct's first layout, which every libcurl returns.
+static inline const char *ccurl_version(void) {
+    curl_version_info_data *d = ccurl_load() ? ccurl_table.version_info(CURLVERSION_FIRST) : NULL;
+    return d && d->version ? d->version : "(unknown)";
+}
+static inline unsigned int ccurl_version_num(void) {
+    curl_version_info_data *d = ccurl_load() ? ccurl_table.version_info(CURLVERSION_FIRST) : NULL;
+    return d ? d->version_num : 0;
+}
 
 // curl_easy_setopt and curl_easy_getinfo are variadic; Swift needs one wrapper per argument type.
 static inline CURLcode ccurl_setopt_long(CURL *h, CURLoption o, long v) { return ccurl_load() ? ccurl_table.easy_setopt(h, o, v) : CURLE_FAILED_INIT; }

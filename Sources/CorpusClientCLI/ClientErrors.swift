@@ -63,6 +63,7 @@ enum ClientErrors {
         case .reservedRemoteName: return "choose another name for the remote"
         case .invalidRemote: return "a remote name is 1-64 of a-z 0-9 . _ - (starting with a letter or digit); its URLs start with http:// or https://"
         case .unsafeRequest: return "check the token and the catalog's URLs (corpus remote list); a request never carries control characters"
+        case .httpLibrary: return "corpus loads the system's libcurl at the first request and needs libcurl \(CurlOptionError.minimumLibcurlVersion) or newer, with HTTPS"
         }
     }
 

@@ -87,15 +87,18 @@ final class EVPDigest: StreamingHash {
 
     deinit { EVP_MD_CTX_free(ctx) }
 
+    // A failed update or final (no memory, a broken provider) would leave a digest of other
+    // bytes than were read, or zeros, which a crafted expected value could equal: never return
+    // one. The calls fail only as allocation does, which Swift treats as fatal too.
     func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        EVP_DigestUpdate(ctx, base, buffer.count)
+        guard EVP_DigestUpdate(ctx, base, buffer.count) == 1 else { fatalError("EVP_DigestUpdate failed") }
     }
 
     func finalize() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: outputSize)
         var len: UInt32 = 0
-        EVP_DigestFinal_ex(ctx, &out, &len)
+        guard EVP_DigestFinal_ex(ctx, &out, &len) == 1, Int(len) == outputSize else { fatalError("EVP_DigestFinal_ex failed") }
         return out
     }
 }

@@ -9,8 +9,14 @@
 public enum RequestFieldCheck {
     /// Why `value`, the value of the field `name`, cannot be sent; nil when it can.
     public static func problem(value: String, name: String) -> String? {
+        problem(value: value, describedAs: "the \(name) header's value")
+    }
+
+    /// The same check of a value that goes into part of a header (the access key id libcurl
+    /// writes into `Authorization`), named by `what`.
+    public static func problem(value: String, describedAs what: String) -> String? {
         guard let offset = controlOffset(in: value, allowTab: true) else { return nil }
-        return "the \(name) header's value holds a control character (byte \(offset)), which no header may carry"
+        return "\(what) holds a control character (byte \(offset)), which no header may carry"
     }
 
     /// Why `name` cannot be a header name (RFC 9110 §5.1: a token); nil when it can.

@@ -21,6 +21,9 @@ public enum TransportError: Error, Equatable, Sendable {
     /// The request was not sent: a value it would carry (the URL, a header) holds a control
     /// character (`RequestFieldCheck`). The reason names the field, never its value.
     case unsafeRequest(reason: String)
+    /// The request was not sent: the HTTP library this process loaded refused an option it needs
+    /// (an older libcurl than the option, or one built without it).
+    case httpLibrary(CurlOptionError)
     case cancelled
 
     /// True when asking the same server again may succeed.
@@ -29,7 +32,7 @@ public enum TransportError: Error, Equatable, Sendable {
         case .network, .stalled, .tooSlow: return true
         case .deadlineExceeded: return false
         case let .httpStatus(code): return code == 408 || code == 429 || code >= 500
-        case .tooLarge, .redirectRefused, .unsafeRequest, .cancelled: return false
+        case .tooLarge, .redirectRefused, .unsafeRequest, .httpLibrary, .cancelled: return false
         }
     }
 }
@@ -45,6 +48,7 @@ extension TransportError: CustomStringConvertible {
         case let .deadlineExceeded(seconds, what): return "no complete answer within the \(Self.seconds(seconds)) s \(what) deadline"
         case let .redirectRefused(reason): return "redirect refused: \(reason)"
         case let .unsafeRequest(reason): return "request not sent: \(reason)"
+        case let .httpLibrary(e): return "request not sent: \(e)"
         case .cancelled: return "cancelled"
         }
     }

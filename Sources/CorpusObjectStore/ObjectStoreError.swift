@@ -1,4 +1,5 @@
 import Foundation
+import CorpusHTTP
 
 /// What can go wrong talking to object storage. Messages name the operation, the object key and
 /// the endpoint's answer; never a credential or a presigned URL.
@@ -25,6 +26,14 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
     case contentMismatch(path: String, expected: String, actual: String)
     /// The local tree is not one `corpusd publish` or `corpusd mirror` wrote.
     case notATree(path: String, reason: String)
+    /// Not sent: the libcurl this process loaded refused an option the request needs (an older
+    /// one than `CURLOPT_AWS_SIGV4`, say). No retry can help.
+    case httpLibrary(operation: String, key: String, refusal: CurlOptionError)
+    /// Not sent: a value the request's head would carry (a credential, a header) holds a control
+    /// character (`RequestFieldCheck`). The reason names the field, never its value.
+    case unsafeRequest(operation: String, key: String, reason: String)
+    /// The calling task was cancelled during the request or the wait before asking again.
+    case cancelled(operation: String, key: String)
 
     public var description: String {
         switch self {
@@ -48,6 +57,12 @@ public enum ObjectStoreError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(path) does not hold the bytes its name promises: SHA-256 \(actual), not \(expected)"
         case let .notATree(path, reason):
             return "\(path) is not a published tree: \(reason)"
+        case let .httpLibrary(operation, key, refusal):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")not sent: \(refusal)"
+        case let .unsafeRequest(operation, key, reason):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")not sent: \(reason)"
+        case let .cancelled(operation, key):
+            return "\(operation) \(key.isEmpty ? "" : "\(key) ")cancelled"
         }
     }
 

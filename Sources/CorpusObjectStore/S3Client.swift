@@ -1,5 +1,6 @@
 import Foundation
 import CorpusFormat
+import CorpusHTTP
 
 /// What a HEAD of an object says about it.
 public struct ObjectInfo: Sendable, Equatable {
@@ -9,22 +10,30 @@ public struct ObjectInfo: Sendable, Equatable {
     public var cacheControl: String?
 }
 
-/// How many times, and how far apart, a request that may pass is asked again.
+/// How many times a request that may pass is asked, and how long is waited in between: the
+/// client's schedule (`Backoff`, as `RetryPolicy` uses it), doubling from `firstDelay` up to
+/// `maxDelay`, which keeps many attempts from turning into minutes of waiting.
 public struct ObjectStoreRetry: Sendable {
     public var attempts: Int
-    public var firstDelay: Double
+    public var backoff: Backoff
 
-    public init(attempts: Int = 4, firstDelay: Double = 0.5) {
+    public init(attempts: Int = 4, firstDelay: Double = 0.5, maxDelay: Double = 8) {
         self.attempts = max(1, attempts)
-        self.firstDelay = firstDelay
+        backoff = Backoff(initial: firstDelay, maximum: maxDelay)
     }
 
     /// Delays multiplied by `factor` (`CORPUS_RETRY_SCALE`: tests shrink them).
-    public func scaled(by factor: Double) -> ObjectStoreRetry { ObjectStoreRetry(attempts: attempts, firstDelay: firstDelay * factor) }
+    public func scaled(by factor: Double) -> ObjectStoreRetry {
+        var scaled = self
+        scaled.backoff = backoff.scaled(by: factor)
+        return scaled
+    }
 }
 
 /// An S3 client over libcurl: HEAD, GET, PUT of a file, DELETE and listing, path-style, each
-/// request signed by libcurl (`CURLOPT_AWS_SIGV4`). One request at a time per client.
+/// request signed by libcurl (`CURLOPT_AWS_SIGV4`). One request at a time per client, each on a
+/// thread of its own (`DedicatedThread`: libcurl blocks for the whole transfer); the waits
+/// between attempts hold no thread, and cancelling the calling task stops both.
 public final class S3Client: @unchecked Sendable {
     // @unchecked: `connection` is only touched while `lock` is held.
     private let lock = NSLock()
@@ -47,8 +56,8 @@ public final class S3Client: @unchecked Sendable {
     }
 
     /// HEAD: nil when the object does not exist.
-    public func head(bucket: String, key: String) throws(ObjectStoreError) -> ObjectInfo? {
-        let (status, headers, _) = try send(S3Request(method: .head, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key)),
+    public func head(bucket: String, key: String) async throws(ObjectStoreError) -> ObjectInfo? {
+        let (status, headers, _) = try await send(S3Request(method: .head, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key)),
                                             operation: "HEAD", key: key, accept: [200, 404])
         guard status == 200 else { return nil }
         return ObjectInfo(size: headers["content-length"].flatMap { Int64($0) } ?? -1, sha256: headers["x-amz-meta-sha256"],
@@ -56,10 +65,10 @@ public final class S3Client: @unchecked Sendable {
     }
 
     /// GET of a small object: nil when it does not exist.
-    public func get(bucket: String, key: String, maxBytes: Int = 4 << 20) throws(ObjectStoreError) -> Data? {
+    public func get(bucket: String, key: String, maxBytes: Int = 4 << 20) async throws(ObjectStoreError) -> Data? {
         var request = S3Request(method: .get, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key))
         request.maxBodyBytes = maxBytes
-        let (status, _, body) = try send(request, operation: "GET", key: key, accept: [200, 404])
+        let (status, _, body) = try await send(request, operation: "GET", key: key, accept: [200, 404])
         return status == 200 ? body : nil
     }
 
@@ -69,37 +78,37 @@ public final class S3Client: @unchecked Sendable {
     /// not). `sha256` is also kept as the object's `x-amz-meta-sha256` so a later upload can skip
     /// an identical object.
     public func put(bucket: String, key: String, file path: String, sha256: String, contentType: String,
-                    cacheControl: String) throws(ObjectStoreError) {
+                    cacheControl: String) async throws(ObjectStoreError) {
         let body = try S3UploadBody(path: path, sha256: sha256)
         guard body.length <= Self.maximumObjectSize else { throw .objectTooLarge(path: path, size: body.length) }
         let request = S3Request(method: .put, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key),
                                 headers: [("Content-Type", contentType), ("Cache-Control", cacheControl),
                                           ("x-amz-content-sha256", sha256), ("x-amz-meta-sha256", sha256)],
                                 body: body)
-        _ = try send(request, operation: "PUT", key: key, accept: [200])
+        _ = try await send(request, operation: "PUT", key: key, accept: [200])
     }
 
     /// DELETE; deleting what is not there succeeds (S3 answers 204 either way).
-    public func delete(bucket: String, key: String) throws(ObjectStoreError) {
-        _ = try send(S3Request(method: .delete, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key)),
+    public func delete(bucket: String, key: String) async throws(ObjectStoreError) {
+        _ = try await send(S3Request(method: .delete, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key)),
                      operation: "DELETE", key: key, accept: [200, 204, 404])
     }
 
     /// PUT of a bucket (for setting one up; an existing bucket of the same owner is fine).
-    public func createBucket(_ bucket: String) throws(ObjectStoreError) {
-        _ = try send(S3Request(method: .put, pathAndQuery: "/" + SigV4.uriEncode(bucket), body: nil), operation: "create bucket",
+    public func createBucket(_ bucket: String) async throws(ObjectStoreError) {
+        _ = try await send(S3Request(method: .put, pathAndQuery: "/" + SigV4.uriEncode(bucket), body: nil), operation: "create bucket",
                      key: bucket, accept: [200, 409])
     }
 
     /// Every key under `prefix` with its size (ListObjectsV2, page by page).
-    public func list(bucket: String, prefix: String) throws(ObjectStoreError) -> [(key: String, size: Int64)] {
+    public func list(bucket: String, prefix: String) async throws(ObjectStoreError) -> [(key: String, size: Int64)] {
         var out: [(key: String, size: Int64)] = []
         var token: String?
         repeat {
             // Sorted by name: libcurl signs the query exactly as given.
             var query = token.map { "continuation-token=\(SigV4.uriEncode($0))&" } ?? ""
             query += "list-type=2&prefix=\(SigV4.uriEncode(prefix))"
-            let (_, _, body) = try send(S3Request(method: .get, pathAndQuery: "/\(SigV4.uriEncode(bucket))?\(query)"),
+            let (_, _, body) = try await send(S3Request(method: .get, pathAndQuery: "/\(SigV4.uriEncode(bucket))?\(query)"),
                                         operation: "LIST", key: prefix, accept: [200])
             let page = ListBucketResult(xml: String(decoding: body, as: UTF8.self))
             out += page.objects
@@ -110,21 +119,20 @@ public final class S3Client: @unchecked Sendable {
 
     /// The status an anonymous GET of an object gets (no signature, no credentials): what any
     /// reader on the network would see.
-    public func anonymousStatus(bucket: String, key: String) throws(ObjectStoreError) -> Int {
+    public func anonymousStatus(bucket: String, key: String) async throws(ObjectStoreError) -> Int {
         var request = S3Request(method: .get, pathAndQuery: endpoint.objectPath(bucket: bucket, key: key))
         request.maxBodyBytes = 64 << 10
-        return try send(request, operation: "anonymous GET", key: key, accept: Set(100..<600), signed: false).0
+        return try await send(request, operation: "anonymous GET", key: key, accept: Set(100..<600), signed: false).0
     }
 
     /// Sends a request, retrying what may pass; returns the answer when its status is in `accept`.
     private func send(_ request: S3Request, operation: String, key: String, accept: Set<Int>,
-                      signed: Bool = true) throws(ObjectStoreError) -> (Int, [String: String], Data) {
+                      signed: Bool = true) async throws(ObjectStoreError) -> (Int, [String: String], Data) {
         var attempt = 0
         while true {
             attempt += 1
-            let response = lock.withLock { connection.perform(request, endpoint: endpoint, credentials: signed ? credentials : nil, timeouts: timeouts) }
             let failure: ObjectStoreError
-            switch response {
+            switch await transfer(request, signed: signed) {
             case let .answered(status, headers, body) where accept.contains(status):
                 return (status, headers, body)
             case let .answered(status, _, body):
@@ -133,16 +141,40 @@ public final class S3Client: @unchecked Sendable {
                 failure = .network(operation: operation, key: key, reason: reason)
             case let .contentMismatch(actual):
                 failure = .contentMismatch(path: request.body?.path ?? key, expected: request.body?.sha256 ?? "", actual: actual)
+            case let .httpLibrary(refusal):
+                failure = .httpLibrary(operation: operation, key: key, refusal: refusal)
+            case let .unsafeRequest(reason):
+                failure = .unsafeRequest(operation: operation, key: key, reason: reason)
+            case .cancelled:
+                failure = .cancelled(operation: operation, key: key)
             }
             guard failure.isTransient, attempt < retry.attempts else { throw failure }
-            Thread.sleep(forTimeInterval: retry.firstDelay * pow(2, Double(attempt - 1)))
+            do { try await retry.backoff.wait(afterAttempt: attempt) } catch { throw .cancelled(operation: operation, key: key) }
         }
+    }
+
+    /// One request, on a thread of its own; cancelling the calling task cuts the transfer.
+    private func transfer(_ request: S3Request, signed: Bool) async -> S3Response {
+        // The request (and its file body) is handed to the thread and not touched here until it returns.
+        nonisolated(unsafe) let request = request
+        let result = try? await DedicatedThread.run(name: "corpus.s3") { [self] flag in
+            SendableResponse(lock.withLock {
+                connection.perform(request, endpoint: endpoint, credentials: signed ? credentials : nil, timeouts: timeouts, cancellation: flag)
+            })
+        }
+        return result?.response ?? .cancelled
     }
 
     /// `<Code>AccessDenied</Code>` of an S3 error document.
     static func errorCode(_ body: Data) -> String? {
         ListBucketResult.elements("Code", in: String(decoding: body.prefix(4096), as: UTF8.self)).first
     }
+}
+
+/// A response handed back from the transfer's thread, which no longer touches it.
+private struct SendableResponse: @unchecked Sendable {
+    let response: S3Response
+    init(_ response: S3Response) { self.response = response }
 }
 
 /// The parts of a ListObjectsV2 answer this code reads. The keys it writes are plain ASCII paths;

@@ -1,6 +1,6 @@
 import Foundation
 import CorpusFormat
-internal import CCurl
+import CorpusHTTP
 internal import CorpusCurl
 
 /// S3 requests over one libcurl easy handle (the shared `CurlEasy`), every one signed by libcurl
@@ -12,76 +12,77 @@ final class S3Connection {
     private let easy: CurlEasy
 
     init() throws(ObjectStoreError) {
-        do { easy = try CurlEasy() } catch {
-            throw .network(operation: "start", key: "", reason: "libcurl could not create a handle")
-        }
+        do { easy = try CurlEasy() } catch { throw .network(operation: "start", key: "", reason: error.reason) }
     }
 
     /// One request, no retries. The secret goes to libcurl as the password it signs with and
     /// never into a URL or a header this code writes.
     /// `credentials` nil sends the request unsigned, as an anonymous reader would.
-    func perform(_ request: S3Request, endpoint: S3Endpoint, credentials: S3Credentials?, timeouts: S3Timeouts) -> S3Response {
-        let ctx = S3TransferContext(request: request)
-        easy.reset()
-        easy.set(CURLOPT_URL, endpoint.origin + request.pathAndQuery)
-        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_FOLLOWLOCATION, 0)
-        easy.set(CURLOPT_NOSIGNAL, 1)
-        easy.set(CURLOPT_USERAGENT, "corpusd/1")
-        easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(timeouts.connect * 1000))
-        // A transfer slower than this for `stall` seconds is cut (and retried).
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
-        easy.set(CURLOPT_LOW_SPEED_TIME, Int(timeouts.stall))
-        if let credentials {
-            easy.set(CURLOPT_AWS_SIGV4, "aws:amz:\(endpoint.region):s3")
-            easy.set(CURLOPT_USERNAME, credentials.accessKeyID)
-            easy.set(CURLOPT_PASSWORD, credentials.secretAccessKey)
-        }
-
+    /// A set `cancellation` stops the transfer at libcurl's next progress call.
+    func perform(_ request: S3Request, endpoint: S3Endpoint, credentials: S3Credentials?, timeouts: S3Timeouts,
+                 cancellation: CancellationFlag) -> S3Response {
         var lines = request.headers.map { "\($0.0): \($0.1)" }
         if let token = credentials?.sessionToken { lines.append("x-amz-security-token: \(token)") }
         // No "Expect:" line to turn off 100-continue: libcurl 7.88 signs the empty header it
         // then does not send, and the signature fails (S3 gateways answer 100 at once anyway).
-        let headerList = CurlHeaderList(lines)
-        easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList.list))
-        defer { withExtendedLifetime(headerList) {} } // libcurl reads the list during perform
-
-        switch request.method {
-        case .get: break
-        case .head: easy.set(CURLOPT_NOBODY, 1)
-        case .delete: easy.set(CURLOPT_CUSTOMREQUEST, "DELETE")
-        case .put:
-            easy.set(CURLOPT_UPLOAD, 1)
-            easy.set(CURLOPT_INFILESIZE_LARGE, offset: request.body?.length ?? 0)
-            // libcurl's default upload buffer (64 KiB), as `curl -T` uses it: each chunk is read,
-            // hashed and sent while it is still in the CPU's cache. A 1 MiB buffer (set here
-            // before) cost 40 % more system time per byte sent (256 MiB PUTs to SeaweedFS from a
-            // libcurl probe: 0.25-0.28 s vs 0.15-0.19 s), which on shared cores is upload time.
-            easy.set(CURLOPT_READFUNCTION, write: s3ReadCallback)
+        if let problem = Self.problem(url: endpoint.origin + request.pathAndQuery, headers: request.headers, credentials: credentials) {
+            return .unsafeRequest(reason: problem)
         }
-        easy.set(CURLOPT_HEADERFUNCTION, write: s3HeaderCallback)
-        easy.set(CURLOPT_WRITEFUNCTION, write: s3WriteCallback)
-
-        let unmanaged = Unmanaged.passRetained(ctx)
-        defer { unmanaged.release() }
-        let opaque = UnsafeRawPointer(unmanaged.toOpaque())
-        for option in [CURLOPT_HEADERDATA, CURLOPT_WRITEDATA, CURLOPT_READDATA] { easy.set(option, pointer: opaque) }
-
-        var errorBuffer = [CChar](repeating: 0, count: 256) // CURL_ERROR_SIZE
-        let code = errorBuffer.withUnsafeMutableBufferPointer { buf -> CURLcode in
-            easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(buf.baseAddress))
-            defer { easy.set(CURLOPT_ERRORBUFFER, pointer: nil) }
-            return easy.perform()
+        let curlRequest = CurlRequest(url: endpoint.origin + request.pathAndQuery, headerLines: lines, userAgent: Self.userAgent,
+                                      connectTimeout: timeouts.connect,
+                                      // libcurl's default upload buffer (64 KiB), as `curl -T` uses it: each chunk is read,
+                                      // hashed and sent while it is still in the CPU's cache. A 1 MiB buffer (set here
+                                      // before) cost 40 % more system time per byte sent (256 MiB PUTs to SeaweedFS from a
+                                      // libcurl probe: 0.25-0.28 s vs 0.15-0.19 s), which on shared cores is upload time.
+                                      uploadLength: request.method == .put ? request.body?.length ?? 0 : nil,
+                                      reportsProgress: true)
+        let ctx = S3TransferContext(request: request, cancellation: cancellation)
+        let outcome: CurlOutcome
+        do {
+            outcome = try easy.transfer(curlRequest, handler: ctx) { easy throws(CurlOptionError) in
+                // A transfer slower than this for `stall` seconds is cut (and retried).
+                try easy.set(.lowSpeedLimit, 1024)
+                try easy.set(.lowSpeedTime, Int(timeouts.stall))
+                if let credentials {
+                    try easy.set(.awsSigV4, "aws:amz:\(endpoint.region):s3")
+                    try easy.set(.userName, credentials.accessKeyID)
+                    try easy.set(.password, credentials.secretAccessKey)
+                }
+                switch request.method {
+                case .get, .put: break
+                case .head: try easy.set(.noBody, 1)
+                case .delete: try easy.set(.customRequest, "DELETE")
+                }
+            }
+        } catch {
+            // Nothing was sent: an unsigned request, or one without its method, is not this one.
+            return .httpLibrary(error)
         }
+        if cancellation.isCancelled { return .cancelled }
         if let actual = ctx.contentMismatch { return .contentMismatch(actual: actual) }
         if let failure = ctx.readFailure { return .failed(reason: failure) }
-        guard code == CURLE_OK else {
-            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failed(reason: detail.isEmpty ? CurlEasy.describe(code) : detail)
+        switch outcome {
+        case let .failed(_, reason): return .failed(reason: reason)
+        case let .completed(status): return .answered(status: status, headers: ctx.headers, body: ctx.responseBody)
         }
-        return .answered(status: easy.responseCode, headers: ctx.headers, body: ctx.body)
     }
+}
 
+extension S3Connection {
+    static let userAgent = "corpusd/1"
+
+    /// Why a request cannot be sent, checked before libcurl sees it: every value that reaches its
+    /// head holds no control character (`RequestFieldCheck`, RFC 9110 §5.5), the credentials
+    /// libcurl writes into it included. A CR LF in a session token or access key id would end its
+    /// line and start a header of its own. The reason names the field, never its value.
+    static func problem(url: String, headers: [(String, String)], credentials: S3Credentials?) -> String? {
+        var fields = headers.map { (name: $0.0, value: $0.1) } + [(name: "User-Agent", value: userAgent)]
+        if let token = credentials?.sessionToken { fields.append((name: "x-amz-security-token", value: token)) }
+        if let p = RequestFieldCheck.problem(url: url, headers: fields) { return p }
+        // libcurl writes `Authorization: AWS4-HMAC-SHA256 Credential=ID/DAY/REGION/s3/aws4_request, …`;
+        // the region is already a-z 0-9 - (`S3Endpoint`).
+        return credentials.flatMap { RequestFieldCheck.problem(value: $0.accessKeyID, describedAs: "the access key id (in the Authorization header)") }
+    }
 }
 
 @available(*, unavailable)
@@ -138,6 +139,12 @@ enum S3Response {
     /// The body's bytes hash to `actual`, not to the SHA-256 it was sent with; the request was
     /// cut before its last byte.
     case contentMismatch(actual: String)
+    /// Not sent: libcurl refused an option the request needs.
+    case httpLibrary(CurlOptionError)
+    /// Not sent: a value of its head holds a control character (the reason names the field).
+    case unsafeRequest(reason: String)
+    /// The calling task was cancelled: the transfer was cut, or not started.
+    case cancelled
 }
 
 /// The timeouts of every request.
@@ -153,10 +160,10 @@ public struct S3Timeouts: Sendable {
 }
 
 /// Per-transfer state reached from libcurl's callbacks through an `Unmanaged` pointer.
-private final class S3TransferContext {
+private final class S3TransferContext: CurlTransferHandler {
     let request: S3Request
     var headers: [String: String] = [:]
-    var body = Data()
+    var responseBody = Data()
     var readOffset: Int64 = 0
     var readFailure: String?
     /// The digest of the body's bytes so far (nil without a body).
@@ -164,13 +171,12 @@ private final class S3TransferContext {
     var contentMismatch: String?
     private var digestChecked = false
 
-    init(request: S3Request) {
-        self.request = request
-        digest = request.body == nil ? nil : Digest(.sha256)
-    }
+    private let cancellation: CancellationFlag
 
-    static func from(_ p: UnsafeMutableRawPointer?) -> S3TransferContext {
-        Unmanaged<S3TransferContext>.fromOpaque(p!).takeUnretainedValue()
+    init(request: S3Request, cancellation: CancellationFlag) {
+        self.request = request
+        self.cancellation = cancellation
+        digest = request.body == nil ? nil : Digest(.sha256)
     }
 
     func header(_ line: String) {
@@ -182,28 +188,31 @@ private final class S3TransferContext {
         }
     }
 
+    /// False makes libcurl stop (`CURLE_ABORTED_BY_CALLBACK`): the calling task was cancelled.
+    func progress(downloaded: Int64) -> Bool { !cancellation.isCancelled }
+
     /// Returns false to make libcurl stop: the response body is larger than anything expected.
-    func write(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        guard body.count + chunk.count <= request.maxBodyBytes else { return false }
-        body.append(chunk.assumingMemoryBound(to: UInt8.self))
+    func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard responseBody.count + chunk.count <= request.maxBodyBytes else { return false }
+        responseBody.append(chunk.assumingMemoryBound(to: UInt8.self))
         return true
     }
 
     /// Fills libcurl's upload buffer from the file; `CURL_READFUNC_ABORT` on a read error, a
     /// file that shrank (the signed length would be a lie), or, at the last bytes, a digest that
     /// is not the promised one (the server then never has the whole body: no object is made).
-    func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-        guard let body = request.body, let digest else { return 0 }
-        let want = Int(min(Int64(count), body.length - readOffset))
-        if want == 0 { return body.length == 0 && !digestMatches(body) ? 0x1000_0000 : 0 }
-        let n = SystemCall.retrying { pread(body.fd, buffer, want, off_t(readOffset)) }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let body = request.body, let digest, let start = buffer.baseAddress else { return 0 }
+        let want = Int(min(Int64(buffer.count), body.length - readOffset))
+        if want == 0 { return body.length == 0 && !digestMatches(body) ? CurlEasy.readAbort : 0 }
+        let n = SystemCall.retrying { pread(body.fd, start, want, off_t(readOffset)) }
         guard n > 0 else {
             readFailure = n < 0 ? "reading \(body.path): \(String(cString: strerror(errno)))" : "\(body.path) became shorter while it was uploaded"
-            return 0x1000_0000 // CURL_READFUNC_ABORT
+            return CurlEasy.readAbort
         }
-        digest.update(UnsafeRawBufferPointer(start: buffer, count: n))
+        digest.update(UnsafeRawBufferPointer(start: start, count: n))
         readOffset += Int64(n)
-        if readOffset == body.length, !digestMatches(body) { return 0x1000_0000 } // CURL_READFUNC_ABORT
+        if readOffset == body.length, !digestMatches(body) { return CurlEasy.readAbort }
         return n
     }
 
@@ -215,22 +224,4 @@ private final class S3TransferContext {
         if actual != body.sha256 { contentMismatch = actual }
         return contentMismatch == nil
     }
-}
-
-private let s3HeaderCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
-    let n = size * count
-    guard let data else { return n }
-    S3TransferContext.from(ctx).header(String(decoding: UnsafeRawBufferPointer(start: data, count: n), as: UTF8.self))
-    return n
-}
-
-private let s3WriteCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
-    let n = size * count
-    guard let data, n > 0 else { return n }
-    return S3TransferContext.from(ctx).write(UnsafeRawBufferPointer(start: data, count: n)) ? n : 0
-}
-
-private let s3ReadCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = { data, size, count, ctx in
-    guard let data else { return 0 }
-    return S3TransferContext.from(ctx).read(into: data, count: size * count)
 }

@@ -42,15 +42,15 @@ public enum TreeUploader {
     static let probeName = ".corpusd-private-probe"
 
     public static func upload(tree: String, to publicLocation: S3Location, private privateLocation: S3Location?, client: S3Client,
-                              progress: (TreeUploadProgress) -> Void = { _ in }) throws(ObjectStoreError) -> TreeUploadSummary {
+                              progress: (TreeUploadProgress) -> Void = { _ in }) async throws(ObjectStoreError) -> TreeUploadSummary {
         let inventory = try TreeInventory.read(tree: tree)
         let entitled = inventory.files.filter(\.entitled).map(\.path)
         if !entitled.isEmpty {
             guard let privateLocation else { throw .privateLocationMissing(files: entitled) }
             try checkApart(privateLocation, from: publicLocation)
         }
-        try checkNotBehind(inventory.pointer, location: publicLocation, client: client)
-        if let privateLocation, !entitled.isEmpty { try checkPrivate(privateLocation, client: client) }
+        try await checkNotBehind(inventory.pointer, location: publicLocation, client: client)
+        if let privateLocation, !entitled.isEmpty { try await checkPrivate(privateLocation, client: client) }
 
         var summary = TreeUploadSummary(catalogVersion: inventory.pointer.version, unreferenced: inventory.unreferenced)
         var expected: [S3Location: Set<String>] = [publicLocation: []]
@@ -61,23 +61,23 @@ public enum TreeUploader {
             let local = "\(tree)/\(file.path)"
             let hashed = try promisedDigest(file, local: local)
             let sha = hashed.sha256
-            if file.role < .mutable, let info = try client.head(bucket: location.bucket, key: key), info.size == hashed.size, info.sha256 == sha {
+            if file.role < .mutable, let info = try await client.head(bucket: location.bucket, key: key), info.size == hashed.size, info.sha256 == sha {
                 summary.present.append(key)
                 progress(.present(key: key))
                 continue
             }
             progress(.uploading(key: key, bytes: hashed.size))
-            try client.put(bucket: location.bucket, key: key, file: local, sha256: sha, contentType: contentType(file.path),
+            try await client.put(bucket: location.bucket, key: key, file: local, sha256: sha, contentType: contentType(file.path),
                            cacheControl: cacheControl(file))
             summary.uploaded.append(key)
             summary.uploadedBytes += hashed.size
         }
         // The pointer is in place: nothing a reader can reach from it is removed below.
         for (location, keep) in expected.sorted(by: { $0.key.description < $1.key.description }) {
-            for object in try client.list(bucket: location.bucket, prefix: location.listPrefix) {
+            for object in try await client.list(bucket: location.bucket, prefix: location.listPrefix) {
                 guard let path = location.treePath(ofKey: object.key), !keep.contains(object.key),
                       TreeInventory.role(of: path) == .contentAddressed else { continue }
-                try client.delete(bucket: location.bucket, key: object.key)
+                try await client.delete(bucket: location.bucket, key: object.key)
                 summary.deleted.append(object.key)
                 progress(.deleted(key: object.key))
             }
@@ -118,8 +118,8 @@ public enum TreeUploader {
 
     /// Refuses to put an older catalog, or another catalog, over what the bucket already serves:
     /// its clients would refuse the rollback (or the other catalog's signature) and be stuck.
-    static func checkNotBehind(_ pointer: CatalogPointer, location: S3Location, client: S3Client) throws(ObjectStoreError) {
-        guard let data = try client.get(bucket: location.bucket, key: location.key(for: TreeLayout.pointer), maxBytes: 64 << 10),
+    static func checkNotBehind(_ pointer: CatalogPointer, location: S3Location, client: S3Client) async throws(ObjectStoreError) {
+        guard let data = try await client.get(bucket: location.bucket, key: location.key(for: TreeLayout.pointer), maxBytes: 64 << 10),
               let there = try? JSONDecoder().decode(CatalogPointer.self, from: data) else { return }
         if there.id != pointer.id || there.version > pointer.version {
             throw .bucketAhead(location: location.description, bucketCatalog: there.id, bucketVersion: there.version,
@@ -129,7 +129,7 @@ public enum TreeUploader {
 
     /// Before any entitled byte is written: a probe object in the private location must be
     /// refused to an anonymous reader.
-    static func checkPrivate(_ location: S3Location, client: S3Client) throws(ObjectStoreError) {
+    static func checkPrivate(_ location: S3Location, client: S3Client) async throws(ObjectStoreError) {
         // In the temporary folder, not in the tree, which may be read-only (a mounted build output).
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("corpusd-private-probe-\(getpid())-\(UInt32.random(in: .min ... .max))").path
         let content = Data("corpusd private-location probe\n".utf8)
@@ -138,9 +138,9 @@ public enum TreeUploader {
         }
         defer { FileIO.remove(probe) }
         let key = location.key(for: probeName)
-        try client.put(bucket: location.bucket, key: key, file: probe, sha256: SHA256.hex(content), contentType: "text/plain", cacheControl: "no-store")
-        let status = try client.anonymousStatus(bucket: location.bucket, key: key)
-        try client.delete(bucket: location.bucket, key: key)
+        try await client.put(bucket: location.bucket, key: key, file: probe, sha256: SHA256.hex(content), contentType: "text/plain", cacheControl: "no-store")
+        let status = try await client.anonymousStatus(bucket: location.bucket, key: key)
+        try await client.delete(bucket: location.bucket, key: key)
         if (200..<300).contains(status) { throw .privateLocationPublic(location: location.description) }
     }
 }

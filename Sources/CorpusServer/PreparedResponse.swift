@@ -16,11 +16,20 @@ final class PreparedResponse: @unchecked Sendable {
     let handle: OpaquePointer
 
     /// nil when libmicrohttpd cannot build it (out of memory, or a file descriptor it refuses);
-    /// a file body's descriptor then is closed here. `close` adds `Connection: close`.
+    /// a file body's descriptor then is closed here. Also nil when it refuses one of the header
+    /// fields (`MHD_add_response_header`: CR or LF in a value, a space in a name, no memory): the
+    /// response without it would say something other than meant. `close` adds `Connection: close`.
     init?(_ response: HTTPResponse, close: Bool) {
         guard let mhd = Self.make(response.body) else { return nil }
-        for (name, value) in response.headers { _ = MHD_add_response_header(mhd, name.spelling, value) }
-        if close { _ = MHD_add_response_header(mhd, HTTPHeaderName.connection.spelling, "close") }
+        var fields = response.headers.map { (name: $0.name.spelling, value: $0.value) }
+        if close { fields.append((HTTPHeaderName.connection.spelling, "close")) }
+        // An empty value is left out, as libmicrohttpd always did with it (it refuses one).
+        for field in fields where !field.value.isEmpty {
+            guard MHD_add_response_header(mhd, field.name, field.value) == .YES else {
+                MHD_destroy_response(mhd) // closes a file body's descriptor, which it owns
+                return nil
+            }
+        }
         handle = mhd
         status = response.status
         bodyLength = response.body.length

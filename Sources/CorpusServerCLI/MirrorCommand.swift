@@ -33,7 +33,8 @@ enum MirrorCommand: ServerCommand {
         let s = try await updater.run(progress: drawer.handle)
         let c = s.catalog
         // What the mirror verified and wrote to DIR is what goes to the bucket, in readers' order.
-        let upload = try target.map { try $0.upload(tree: out, console: console, retryScale: env.retryScale) }
+        var upload: TreeUploadSummary?
+        if let target { upload = try await target.upload(tree: out, console: console, retryScale: env.retryScale) }
         if console.json {
             console.emit(Result(s, upload: both(upload, target).map(UploadResult.init)))
             return

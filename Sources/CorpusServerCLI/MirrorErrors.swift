@@ -27,6 +27,7 @@ enum MirrorErrors {
         case .localFileDamaged: return "move the --out folder aside and mirror afresh"
         case .lockHeld: return "another corpusd mirror run is updating this folder; wait for it to finish"
         case .unsafeRequest: return "check --token and UPSTREAM_URL; a request never carries control characters"
+        case .httpLibrary: return "corpusd loads the system's libcurl at the first request and needs libcurl \(CurlOptionError.minimumLibcurlVersion) or newer, with HTTPS"
         case .ambiguousName, .remotePinned, .reservedRemoteName, .invalidRemote:
             // The client's own mistakes; a mirror run names no corpus and adds no remote.
             return "run corpusd mirror --help"

@@ -1,5 +1,6 @@
 import CorpusCLIKit
 import CorpusFormat
+import CorpusHTTP
 import CorpusObjectStore
 
 /// How object-storage errors read on the `corpusd` command line. A configuration mistake is a
@@ -37,6 +38,14 @@ enum ObjectStoreErrors {
                                hint: "restore the file (or publish again into a fresh --out), then upload again", kind: .localIO)
         case .notATree:
             return ErrorReport(code: "not-a-tree", message: e.description, hint: "give the folder corpusd publish --out (or corpusd mirror --out) wrote", kind: .usage)
+        case .unsafeRequest:
+            return ErrorReport(code: "unsafe-request", message: e.description,
+                               hint: "check AWS_ACCESS_KEY_ID and AWS_SESSION_TOKEN (or the credentials file): a request never carries control characters", kind: .usage)
+        case .cancelled:
+            return ErrorReport(code: "cancelled", message: e.description, hint: rerun, kind: .failure)
+        case .httpLibrary:
+            return ErrorReport(code: "http-library", message: e.description,
+                               hint: "corpusd loads the system's libcurl at the first request and needs libcurl \(CurlOptionError.minimumLibcurlVersion) or newer, with HTTPS", kind: .failure)
         }
     }
 

@@ -69,9 +69,9 @@ enum ObjectStoreOptions {
         var credentials: S3Credentials
 
         /// Uploads `tree`, drawing each object on `console` (JSON lines with `--json`).
-        func upload(tree: String, console: Console, retryScale: Double) throws -> TreeUploadSummary {
+        func upload(tree: String, console: Console, retryScale: Double) async throws -> TreeUploadSummary {
             let client = try S3Client(endpoint: endpoint, credentials: credentials, retry: ObjectStoreRetry().scaled(by: retryScale))
-            return try TreeUploader.upload(tree: tree, to: publicLocation, private: privateLocation, client: client) { step in
+            return try await TreeUploader.upload(tree: tree, to: publicLocation, private: privateLocation, client: client) { step in
                 if console.json {
                     console.emitLine(UploadEventLine(step))
                 } else if !console.quiet {

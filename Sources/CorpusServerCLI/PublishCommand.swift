@@ -14,7 +14,7 @@ enum PublishCommand: ServerCommand {
                                   positionals: .exactly("CATALOG_DIR"), options: [out, key, expires, deltas] + ObjectStoreOptions.uploadOptions,
                                   required: [out, key])
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
+    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let expires = try cmd.value(Self.expires).map { try DurationOption.catalogExpiry.parse($0, of: Self.expires) } ?? TreePublisher.defaultExpiry
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         let out = cmd.required(Self.out)
@@ -34,7 +34,8 @@ enum PublishCommand: ServerCommand {
         }
         let c = summary.catalog
         // The local tree is complete first: it is what the bucket is made to match.
-        let upload = try target.map { try $0.upload(tree: out, console: console, retryScale: CommandEnvironment(env).retryScale) }
+        var upload: TreeUploadSummary?
+        if let target { upload = try await target.upload(tree: out, console: console, retryScale: CommandEnvironment(env).retryScale) }
         if console.json {
             console.emit(Published(summary, upload: both(upload, target).map(UploadResult.init)))
         } else {

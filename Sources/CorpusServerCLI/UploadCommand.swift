@@ -12,11 +12,11 @@ enum UploadCommand: ServerCommand {
                                   positionals: .exactly("PUBLIC_DIR"), options: ObjectStoreOptions.uploadOptions,
                                   required: [ObjectStoreOptions.to, ObjectStoreOptions.endpoint])
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
+    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
         let env = ProcessInfo.processInfo.environment
         let tree = cmd.positionals[0]
         guard let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env) else { return }
-        let summary = try target.upload(tree: tree, console: console, retryScale: CommandEnvironment(env).retryScale)
+        let summary = try await target.upload(tree: tree, console: console, retryScale: CommandEnvironment(env).retryScale)
         if console.json {
             console.emit(UploadResult(summary, target: target))
         } else {

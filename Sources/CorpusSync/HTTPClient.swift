@@ -45,20 +45,7 @@ public final class HTTPClient: @unchecked Sendable {
     /// Runs blocking work (typically calls to `perform`) on a thread of its own; cancelling the
     /// calling task sets the flag, which aborts a running transfer with `TransportError.cancelled`.
     public static func offload<T: Sendable>(_ work: @escaping @Sendable (CancellationFlag) throws -> T) async throws -> T {
-        let flag = CancellationFlag()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (cont: CheckedContinuation<T, Error>) in
-                // A thread of its own, not a Dispatch worker: the work blocks for the whole
-                // transfer, and URLSession's own queues run on Dispatch's workers; with the few
-                // workers a 2-core machine gets, blocked transfers left URLSession none, and
-                // requests went unsent for seconds (seen in the suite over URLSession).
-                let thread = Thread { cont.resume(with: Result { try work(flag) }) }
-                thread.name = "corpus.http"
-                thread.start()
-            }
-        } onCancel: {
-            flag.cancel()
-        }
+        try await DedicatedThread.run(name: "corpus.http", work)
     }
 
     // MARK: - Blocking core

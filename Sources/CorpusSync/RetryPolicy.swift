@@ -1,3 +1,4 @@
+import CorpusFormat
 import Foundation
 
 /// How often to ask one source again before failing over, and how long to wait in between.
@@ -20,14 +21,13 @@ public struct RetryPolicy: Sendable, Hashable {
         RetryPolicy(attemptsPerSource: attemptsPerSource, initialBackoff: initialBackoff * factor, maxBackoff: maxBackoff * factor)
     }
 
+    /// The waits between attempts on one source (`Backoff`, shared with the object store).
+    public var backoff: Backoff { Backoff(initial: initialBackoff, maximum: maxBackoff) }
+
     /// Seconds to wait after failed attempt `attempt` (1-based) before the next one on the same source.
-    public func backoff(afterAttempt attempt: Int) -> Double {
-        min(maxBackoff, initialBackoff * pow(2, Double(max(0, attempt - 1))))
-    }
+    public func backoff(afterAttempt attempt: Int) -> Double { backoff.delay(afterAttempt: attempt) }
 
     func sleep(afterAttempt attempt: Int) async throws {
-        let seconds = backoff(afterAttempt: attempt)
-        guard seconds > 0 else { return }
-        do { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) } catch { throw SyncError.cancelled }
+        do { try await backoff.wait(afterAttempt: attempt) } catch { throw SyncError.cancelled }
     }
 }

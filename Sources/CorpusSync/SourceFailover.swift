@@ -87,6 +87,9 @@ public struct SourceFailover: Sendable {
             case let TransportError.unsafeRequest(reason):
                 // Not sent, and no other source would get a different request.
                 throw SyncError.unsafeRequest(reason: reason)
+            case let TransportError.httpLibrary(refusal):
+                // Not sent, and this process's libcurl refuses the same option for every source.
+                throw SyncError.httpLibrary(refusal)
             case let e as TransportError:
                 lastTransport = e
                 if e != .httpStatus(code: 404) { allNotFound = false }

@@ -78,6 +78,10 @@ public enum SyncError: Error, Equatable, Sendable {
     /// URL, a token or another header: `RequestFieldCheck`); nothing was sent. The reason names
     /// the field, never its value.
     case unsafeRequest(reason: String)
+    /// The HTTP library this process loaded (libcurl, at the first request) refused an option a
+    /// request needs: it is older than the option, or built without it. Nothing was sent; no
+    /// retry or other source can help, so the first refusal ends the operation.
+    case httpLibrary(CurlOptionError)
 
     case cancelled
     /// An error of another layer that no case describes, carried as it was thrown (`carrying`): an
@@ -98,7 +102,7 @@ public enum SyncError: Error, Equatable, Sendable {
         case .insufficientSpace, .io, .localFileDamaged: return .localIO
         case .cancelled: return .cancelled
         case .ambiguousName, .remotePinned, .reservedRemoteName, .invalidRemote, .unsafeRequest: return .usage
-        case .unexpected: return .failure
+        case .unexpected, .httpLibrary: return .failure
         }
     }
 
@@ -129,6 +133,7 @@ public enum SyncError: Error, Equatable, Sendable {
         case .reservedRemoteName: return "reserved-name"
         case .invalidRemote: return "invalid-remote"
         case .unsafeRequest: return "unsafe-request"
+        case .httpLibrary: return "http-library"
         }
     }
 
@@ -160,8 +165,11 @@ public enum SyncError: Error, Equatable, Sendable {
     /// A transport failure after `attempts` tries as the client's own: a request refused before
     /// sending is the caller's mistake (`unsafeRequest`), anything else the network's.
     public static func from(transport e: TransportError, attempts: Int) -> SyncError {
-        if case let .unsafeRequest(reason) = e { return .unsafeRequest(reason: reason) }
-        return .network(after: attempts, last: e)
+        switch e {
+        case let .unsafeRequest(reason): return .unsafeRequest(reason: reason)
+        case let .httpLibrary(refusal): return .httpLibrary(refusal)
+        default: return .network(after: attempts, last: e)
+        }
     }
 
     /// Maps a format-layer refusal to the client's own case, keeping its precise meaning.
@@ -226,6 +234,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
             return "the remote name \(name) is reserved for bundles installed with corpus import"
         case let .invalidRemote(reason): return reason
         case let .unsafeRequest(reason): return "request not sent: \(reason)"
+        case let .httpLibrary(e): return "request not sent: \(e)"
         case let .unexpected(what, cause): return "\(what): \(cause)"
         }
     }

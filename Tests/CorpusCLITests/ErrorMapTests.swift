@@ -6,6 +6,7 @@ import CorpusFormat
 import CorpusSync
 import CorpusPublisher
 import CorpusServer
+import CorpusObjectStore
 @testable import CorpusClientCLI
 @testable import CorpusServerCLI
 
@@ -25,6 +26,7 @@ import CorpusServer
     }
 
     static let transport = TransportError.network(reason: "refused")
+    static let oldLibcurl = CurlOptionError(option: "CURLOPT_PROTOCOLS_STR", libcurlVersion: "7.74.0", refusal: .tooOld(minimum: "7.85.0"))
 
     /// A real one: SQLite refusing to open a pack that is not there.
     static let sqliteError: any Error = {
@@ -64,6 +66,7 @@ import CorpusServer
         (.reservedRemoteName("local"), "reserved-name", .usage),
         (.invalidRemote(reason: "remote URL ftp://x is not an http or https URL"), "invalid-remote", .usage),
         (.unsafeRequest(reason: "the Authorization header's value holds a control character (byte 3), which no header may carry"), "unsafe-request", .usage),
+        (.httpLibrary(oldLibcurl), "http-library", .failure),
         (.cancelled, "cancelled", .failure),
         (.unexpected(what: "main/x", cause: UnderlyingError(CocoaError(.fileReadUnknown))), "failed", .failure),
     ]
@@ -109,6 +112,8 @@ import CorpusServer
         ("publisher", ServerErrors.report(PublisherError.versionReused(corpus: "tides", version: "1", catalogVersion: 2)), "version-reused", .usage),
         ("publisher: tree", ServerErrors.report(PublisherError.invalidTree(path: "keys/root-1.json", reason: "missing")), "damaged-tree", .verification),
         ("publisher: source", ServerErrors.report(PublisherError.sourceNotFound(path: "/s")), "not-found", .notFound),
+        ("object store: unsafe request", ServerErrors.report(ObjectStoreError.unsafeRequest(operation: "HEAD", key: "k", reason: "r")), "unsafe-request", .usage),
+        ("object store: libcurl", ServerErrors.report(ObjectStoreError.httpLibrary(operation: "PUT", key: "k", refusal: oldLibcurl)), "http-library", .failure),
         ("server", ServerErrors.report(ServerError.cannotListen(address: "127.0.0.1:80", reason: "in use")), "listen", .localIO),
         ("unknown, corpus", ClientErrors.report(CocoaError(.fileReadUnknown)), "failed", .failure),
         ("unknown, corpusd", ServerErrors.report(CocoaError(.fileReadUnknown)), "failed", .failure),
@@ -121,6 +126,23 @@ import CorpusServer
     @Test(arguments: domains)
     func domainError(_ c: (name: String, report: ErrorReport, code: String, kind: FailureKind)) {
         #expect(c.report.code == c.code && c.report.kind == c.kind, "\(c.name): \(c.report.code) \(c.report.kind)")
+    }
+
+    /// A libcurl too old for an option (loaded at run time, so the machine's) reads as one line
+    /// naming the option and the release to install, on both executables, never as a network
+    /// failure a script would retry.
+    @Test func anOldLibcurlReadsAsOneLineNamingTheOption() {
+        let line = "libcurl 7.74.0 does not support CURLOPT_PROTOCOLS_STR; install libcurl 7.85.0 or newer"
+        let client = ClientErrors.report(SyncError.from(transport: .httpLibrary(Self.oldLibcurl), attempts: 1))
+        #expect(client.message == "request not sent: \(line)")
+        #expect(client.code == "http-library" && client.exit.rawValue == 1)
+        #expect(client.hint.contains("libcurl 7.85.0 or newer"))
+        let store = ServerErrors.report(ObjectStoreError.httpLibrary(operation: "PUT", key: "tree/catalog.json",
+                                                                     refusal: CurlOptionError(option: "CURLOPT_AWS_SIGV4", libcurlVersion: "7.74.0",
+                                                                                              refusal: .tooOld(minimum: "7.75.0"))))
+        #expect(store.message == "PUT tree/catalog.json not sent: libcurl 7.74.0 does not support CURLOPT_AWS_SIGV4; install libcurl 7.75.0 or newer")
+        #expect(store.code == "http-library" && store.exit.rawValue == 1)
+        #expect(!client.message.contains("\n") && !store.message.contains("\n"))
     }
 
     /// The three user mistakes the client once reported as `unsafe-input` read as what to type.

@@ -26,14 +26,14 @@ import CorpusTestSupport
 
     /// SeaweedFS itself decides: the URL works, and a flipped signature, an expired URL, another
     /// key's signature and no signature are all refused (403).
-    @Test func seaweedFSAcceptsThePresignedURLAndRefusesEveryForgery() throws {
+    @Test func seaweedFSAcceptsThePresignedURLAndRefusesEveryForgery() async throws {
         let store = try SeaweedCluster(.single, anonymousRead: ["pub/tree"])
         try store.createBucket("pub")
         let file = try store.dir.write("secret.bin", "entitled bytes")
         let endpoint = try S3Endpoint(parsing: store.endpoint, region: store.region)
         let credentials = S3Credentials(accessKeyID: SeaweedCluster.accessKey, secretAccessKey: store.secretKey)
         let client = try S3Client(endpoint: endpoint, credentials: credentials)
-        try client.put(bucket: "pub", key: "private/bundles/x.zip", file: file, sha256: SHA256.hex(Data("entitled bytes".utf8)),
+        try await client.put(bucket: "pub", key: "private/bundles/x.zip", file: file, sha256: SHA256.hex(Data("entitled bytes".utf8)),
                        contentType: "application/zip", cacheControl: "private")
         let presigner = SigV4Presigner(credentials: credentials, endpoint: endpoint)
 
