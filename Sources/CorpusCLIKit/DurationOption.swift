@@ -13,7 +13,10 @@ public struct DurationOption: Sendable {
     }
 
     /// The accepted range as a user would type it, e.g. `from 1h to 366d`.
-    public var bounds: String { "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))" }
+    public var bounds: String { "from \(span)" }
+
+    /// `1h to 366d`, as `--help` shows it after `DURATION`.
+    public var span: String { "\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))" }
 
     /// Seconds in the largest unit of `Timestamp.duration` that divides them (`86400` → `1d`).
     public static func format(_ seconds: TimeInterval) -> String {

@@ -53,7 +53,7 @@ public enum OptionValue: Sendable {
         switch self {
         case .text, .path, .choice: return nil
         case let .integer(range, _): return "\(range.lowerBound)-\(range.upperBound)"
-        case let .duration(bounds): return "\(DurationOption.format(bounds.range.lowerBound)) to \(DurationOption.format(bounds.range.upperBound))"
+        case let .duration(bounds): return bounds.span
         case .url: return "http or https"
         }
     }
