@@ -4,6 +4,8 @@
 /// Global options may come before or after the command; `--` ends the options (what follows is
 /// positional); a long option takes its value as the next argument or after `=`; a flag given
 /// `=value` is refused; a word that is a whole number (`-5`) is a positional, not an option.
+/// Each value is checked against what its option's declaration accepts (`OptionValue`), and each
+/// option declared required must be given.
 public struct ArgumentParser: Sendable {
     public let commands: [CommandSpec]
     public let globals: [Option]
@@ -19,6 +21,8 @@ public struct ArgumentParser: Sendable {
         var spec: CommandSpec?
         var positionals: [String] = []
         var values: [String: [String]] = [:]
+        /// Each value with the declaration it was given for, in command-line order.
+        var given: [(option: Option, value: String)] = []
         var flags = Set<String>()
         var onlyPositionals = false
     }
@@ -59,6 +63,7 @@ public struct ArgumentParser: Sendable {
         }
         if state.values[option.name] != nil && !option.isRepeatable { throw UsageError.repeated(option.name) }
         state.values[option.name, default: []].append(value)
+        state.given.append((option, value))
     }
 
     /// A word before the command is known: the next word of a command's name.
@@ -79,10 +84,13 @@ public struct ArgumentParser: Sendable {
         let parsed = ParsedCommand(spec: spec, positionals: state.positionals, values: state.values, flags: state.flags)
         // `COMMAND --help` asks for the command's usage; nothing else needs to be right.
         if parsed.has(.help) { return parsed }
+        for (option, value) in state.given where !option.accepts.accepts(value) {
+            throw UsageError.invalidValue(option: option.name, value: value, expected: option.accepts.expected)
+        }
         guard spec.positionals.count.contains(state.positionals.count) else {
             throw UsageError.wrongArgumentCount(command: spec.name, usage: spec.usage)
         }
-        for option in spec.required where !parsed.has(option) {
+        for option in spec.options where option.isRequired && !parsed.has(option) {
             throw UsageError.missingRequired(option.name, command: spec.name)
         }
         return parsed

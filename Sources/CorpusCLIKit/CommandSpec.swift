@@ -38,20 +38,18 @@ public struct CommandSpec: Sendable {
     public let path: [String]               // ["remote", "add"]
     public let summary: String
     public let positionals: Positionals
+    /// In usage order; those declared `required()` are the ones the parser requires.
     public let options: [Option]
-    /// Options the parser requires (`missingRequired` without them).
-    public let required: [Option]
     /// Groups of options of which the command needs one (it checks which, and says so): shown
     /// as `(--corpora A,B | --tier T)`.
     public let oneOf: [[Option]]
 
     public init(_ path: [String], _ summary: String, positionals: Positionals = .none, options: [Option] = [],
-                required: [Option] = [], oneOf: [[Option]] = []) {
+                oneOf: [[Option]] = []) {
         self.path = path
         self.summary = summary
         self.positionals = positionals
         self.options = options
-        self.required = required
         self.oneOf = oneOf
     }
 
@@ -65,7 +63,7 @@ public struct CommandSpec: Sendable {
         for option in options {
             if let group = oneOf.first(where: { $0.contains(option) }) {
                 if group.first == option { parts.append("(" + group.map(\.synopsis).joined(separator: " | ") + ")") }
-            } else if required.contains(option) {
+            } else if option.isRequired {
                 parts.append(option.synopsis)
             } else {
                 parts.append("[\(option.synopsis)]" + (option.isRepeatable ? "..." : ""))

@@ -1,9 +1,8 @@
 import Foundation
-import CorpusFormat
 
-/// A duration flag (`--expires 30d`) with the range its command accepts, so an absurd value
-/// (`99999999d`, a date no client can represent) is a usage error naming the bound, not a
-/// catalog or token every client refuses later.
+/// The range a duration option accepts (`Option.duration("--expires", .catalogExpiry, …)`), so an
+/// absurd value (`99999999d`, a date no client can represent) is a usage error naming the bound,
+/// not a catalog or token every client refuses later.
 public struct DurationOption: Sendable {
     public let range: ClosedRange<TimeInterval>
     public let examples: String
@@ -14,15 +13,10 @@ public struct DurationOption: Sendable {
     }
 
     /// The accepted range as a user would type it, e.g. `from 1h to 366d`.
-    public var bounds: String { "from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))" }
+    public var bounds: String { "from \(span)" }
 
-    /// Parses the value `option` was given (`Timestamp.duration`) and checks it against the range.
-    public func parse(_ text: String, of option: Option) throws -> TimeInterval {
-        guard let seconds = Timestamp.duration(text), range.contains(seconds) else {
-            throw UsageError.invalidValue(option: option.name, value: text, expected: "a duration \(bounds), like \(examples)")
-        }
-        return seconds
-    }
+    /// `1h to 366d`, as `--help` shows it after `DURATION`.
+    public var span: String { "\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))" }
 
     /// Seconds in the largest unit of `Timestamp.duration` that divides them (`86400` → `1d`).
     public static func format(_ seconds: TimeInterval) -> String {

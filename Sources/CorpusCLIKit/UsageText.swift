@@ -28,8 +28,8 @@ extension ArgumentParser {
         ([program, spec.name, spec.usage.isEmpty ? nil : spec.usage] as [String?]).compactMap { $0 }.joined(separator: " ")
     }
 
-    /// `--quiet, -q` or `--home DIR`.
+    /// `--quiet, -q`, `--home DIR`, or with what the declaration accepts: `-k N (1-1000)`.
     static func entry(_ option: Option) -> String {
-        option.synopsis + (option.short.map { ", \($0)" } ?? "")
+        option.synopsis + (option.short.map { ", \($0)" } ?? "") + (option.takesValue ? option.accepts.allowed.map { " (\($0))" } ?? "" : "")
     }
 }

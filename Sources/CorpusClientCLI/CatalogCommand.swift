@@ -6,8 +6,8 @@ import CorpusSync
 
 /// `corpus catalog [QUERY] [--language L] [--access free|entitled]`
 struct CatalogCommand: ClientCommand {
-    static let language = Option.value("--language", "L", "only corpora in this language")
-    static let access = Option.value("--access", "free|entitled", "free or entitled")
+    static let language = Option.text("--language", "L", "only corpora in this language")
+    static let access = Option.choice("--access", [Access.free, .entitled].map(\.rawValue), "only free or only entitled corpora")
     static let spec = CommandSpec(["catalog"], "browse what the catalogs offer, with installed / locked / update-available state",
                                   positionals: .words("QUERY", count: 0...50), options: [language, access])
     static let readsToken = true
@@ -24,12 +24,7 @@ struct CatalogCommand: ClientCommand {
             }
         }
         if let lang = cmd.value(Self.language) { offers = offers.filter { $0.entry.language == lang } }
-        if let access = cmd.value(Self.access) {
-            guard let a = Access(rawValue: access) else {
-                throw UsageError.invalidValue(option: Self.access.name, value: access, expected: "free or entitled")
-            }
-            offers = offers.filter { $0.entry.access == a }
-        }
+        if let access = cmd.choice(Self.access, as: Access.self) { offers = offers.filter { $0.entry.access == access } }
         let rows = try catalogRows(offers)
         if console.json { console.emit(Listing(corpora: rows)); return 0 }
         if rows.isEmpty { console.info("no corpora match"); return 0 }

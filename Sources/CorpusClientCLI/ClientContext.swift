@@ -5,7 +5,7 @@ import CorpusSync
 
 /// What every `corpus` command works with: the parsed command line, the console, the home folder
 /// and a client for it, configured from the global options and the environment.
-struct ClientContext: Sendable {
+struct ClientContext: CommandContext {
     let cmd: ParsedCommand
     let console: Console
     let home: HomeLayout
@@ -50,25 +50,16 @@ struct ClientContext: Sendable {
     }
 }
 
-/// One `corpus` command: its row of the command table (`spec`) and what it does with a context.
-protocol ClientCommand: Sendable {
-    static var spec: CommandSpec { get }
+/// One `corpus` command: the kit's `Command` over a `ClientContext`.
+protocol ClientCommand: Command where Context == ClientContext {
     /// True for the commands that read the token (to show locks, apply the import limit or
     /// download): they refuse a stored token that is damaged.
     static var readsToken: Bool { get }
-
-    init(context: ClientContext)
-    var context: ClientContext { get }
-    /// Prints the result and returns the exit code (that of the first refusal for a command
-    /// given several ids); throws a refusal of the whole command.
-    func run() async throws -> Int32
 }
 
 extension ClientCommand {
     static var readsToken: Bool { false }
 
-    var cmd: ParsedCommand { context.cmd }
-    var console: Console { context.console }
     var home: HomeLayout { context.home }
     var client: CorpusClient { context.client }
 }

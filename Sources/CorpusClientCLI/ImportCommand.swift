@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus import FILE.corpus.zip [--trust PUB]...`
 struct ImportCommand: ClientCommand {
-    static let trust = Option.repeatable("--trust", "PUB", "an extra public key to accept for this bundle")
+    static let trust = Option.repeatable("--trust", "PUB", accepts: .path, "an extra public key to accept for this bundle")
     static let spec = CommandSpec(["import"], "install a bundle file you downloaded by hand",
                                   positionals: .exactly("FILE.corpus.zip"), options: [trust])
 

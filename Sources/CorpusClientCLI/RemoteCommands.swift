@@ -8,15 +8,15 @@ import CorpusSync
 struct RemoteAddCommand: ClientCommand {
     static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
     static let storage = Option.repeatable("--storage", "ORIGIN", "an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there")
-    static let trust = Option.value("--trust", "PUB", "the catalog's root public key (minisign .pub file)")
+    static let trust = Option.path("--trust", "PUB", "the catalog's root public key (minisign .pub file)").required()
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
-                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust], required: [trust])
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust])
 
     let context: ClientContext
 
     func run() throws -> Int32 {
         let name = cmd.positionals[0], url = cmd.positionals[1]
-        let keyPath = cmd.required(Self.trust)
+        let keyPath = try cmd.required(Self.trust)
         let key = try PublicKey(contentsOf: keyPath)
         let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), trust: key)
         if console.json {

@@ -7,13 +7,14 @@ import CorpusSync
 /// `corpus search QUERY [--corpus ID]... [-k N] [--lexical-only] [--remote NAME]`
 struct SearchCommand: ClientCommand {
     static let corpus = Option.repeatable("--corpus", "ID", "search only this corpus (id or catalog/id)")
-    static let k = Option.value("-k", "N", "number of results (default 10)")
+    static let k = Option.integer("-k", "N", in: 1...1000, "number of results (default 10)")
     static let lexicalOnly = Option.flag("--lexical-only", "skip the vector channel")
-    static let remote = Option.value("--remote", "NAME", "search this remote's search server instead of the installed corpora")
+    static let remote = Option.text("--remote", "NAME", "search this remote's search server instead of the installed corpora")
     static let exact = Option.flag("--exact", "find QUERY as a literal phrase (installed corpora)")
-    static let since = Option.value("--since", "TIME", "only passages timestamped at or after TIME (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
-    static let until = Option.value("--until", "TIME", "only passages timestamped at or before TIME")
-    static let budget = Option.value("--budget", "TOKENS", "also give the passages that fit TOKENS WordPiece tokens, in rank order")
+    static let since = Option.text("--since", "TIME", "only passages timestamped at or after TIME (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
+    static let until = Option.text("--until", "TIME", "only passages timestamped at or before TIME")
+    static let budget = Option.integer("--budget", "TOKENS", in: 64...1_000_000, counting: "tokens",
+                                       "also give the passages that fit TOKENS WordPiece tokens, in rank order (\(ContextBudget.passages) fits a 4,096-token window)")
     static let extract = Option.flag("--extract", "also give the most relevant sentences of the top passages, with citations")
     static let spec = CommandSpec(["search"], "search every installed corpus (or a remote's search server)",
                                   positionals: .words("QUERY", count: 1...100),
@@ -24,10 +25,7 @@ struct SearchCommand: ClientCommand {
     func run() async throws -> Int32 {
         let query = cmd.positionals.joined(separator: " ")
         var options = SearchOptions()
-        if let k = cmd.value(Self.k) {
-            guard let n = Int(k), (1...1000).contains(n) else { throw UsageError.invalidValue(option: Self.k.name, value: k, expected: "a number from 1 to 1000") }
-            options.k = n
-        }
+        if let k = cmd.int(Self.k) { options.k = k }
         options.corpora = cmd.values(Self.corpus)
         options.lexicalOnly = cmd.has(Self.lexicalOnly)
         options.timeWindow = try timeWindow()
@@ -111,7 +109,7 @@ struct SearchCommand: ClientCommand {
             throw UsageError.invalidValue(option: "QUERY", value: String(query.prefix(40)) + "…", expected: "at most \(RemoteRetriever.maxQueryBytes) bytes for a remote search")
         }
         guard options.k <= RemoteRetriever.maxK else {
-            throw UsageError.invalidValue(option: Self.k.name, value: String(options.k), expected: "a number from 1 to \(RemoteRetriever.maxK) for a remote search")
+            throw UsageError.invalidValue(option: Self.k.name, value: String(options.k), expected: "a whole number from 1 to \(RemoteRetriever.maxK) for a remote search")
         }
         if let refusal = context.tokenRefusal { throw refusal }
         return RemoteRetriever(remote: remote, token: client.token, configuration: client.httpConfiguration)

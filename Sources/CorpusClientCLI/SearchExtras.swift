@@ -24,17 +24,14 @@ extension SearchCommand {
     /// `--budget TOKENS` and the WordPiece tokenizer to count with: `CORPUS_VOCAB`, else the
     /// vocabulary of an installed embedder model (a MiniLM corpus brings one).
     func contextBudget() throws -> (Int, ContextBudget)? {
-        guard let text = cmd.value(Self.budget) else { return nil }
-        guard let n = Int(text), (64...1_000_000).contains(n) else {
-            throw UsageError.invalidValue(option: Self.budget.name, value: text, expected: "a number of tokens from 64 to 1000000 (\(ContextBudget.passages) fits a 4,096-token window)")
-        }
+        guard let n = cmd.int(Self.budget) else { return nil }
         let candidates = (ProcessInfo.processInfo.environment["CORPUS_VOCAB"].map { [$0] } ?? [])
             + ((try? FileManager.default.contentsOfDirectory(atPath: home.embedders)) ?? []).sorted().flatMap { id in
                 ((try? FileManager.default.contentsOfDirectory(atPath: "\(home.embedders)/\(id)")) ?? []).sorted().map { "\(home.embedders)/\(id)/\($0)/vocab.txt" }
             }
         guard let vocab = candidates.first(where: FileIO.exists),
               let tokenizer = try? WordPieceTokenizer(vocabularyFile: URL(fileURLWithPath: vocab)) else {
-            throw UsageError.invalidValue(option: Self.budget.name, value: text,
+            throw UsageError.invalidValue(option: Self.budget.name, value: String(n),
                                           expected: "usable without a WordPiece vocabulary: install a corpus embedded with all-MiniLM-L6-v2 (its model brings vocab.txt) or set CORPUS_VOCAB=FILE")
         }
         return (n, ContextBudget(tokenizer: tokenizer))

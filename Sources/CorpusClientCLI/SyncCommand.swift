@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus sync [--wanted FILE] [--prune]`
 struct SyncCommand: ClientCommand {
-    static let wanted = Option.value("--wanted", "FILE", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})")
+    static let wanted = Option.path("--wanted", "FILE", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})")
     static let prune = Option.flag("--prune", "with --wanted: remove installed corpora the file does not list")
     static let spec = CommandSpec(["sync"], "update installed corpora, or install exactly the set a wanted-file names",
                                   options: [wanted, prune])

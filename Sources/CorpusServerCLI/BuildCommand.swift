@@ -4,47 +4,43 @@ import CorpusFormat
 import CorpusPublisher
 
 /// `corpusd build SOURCE --id ID --version V [--title T] … [--from FORMAT] [--embedder ID --model DIR] --key KEY --out FILE.corpus.zip`
-enum BuildCommand: ServerCommand {
-    static let id = Option.value("--id", "ID", "corpus id (a-z 0-9 . _ -)")
-    static let version = Option.value("--version", "V", "corpus version, e.g. 1 or 2026.11")
-    static let title = Option.value("--title", "T", "title (default: the source's, else the id)")
-    static let description = Option.value("--description", "D", "one-line description")
-    static let language = Option.value("--language", "L", "language code (default: en)")
-    static let license = Option.value("--license", "L", "license name, e.g. CC-BY-4.0")
-    static let key = Option.value("--key", "KEY", "minisign secret key to sign with")
-    static let out = Option.value("--out", "FILE.corpus.zip", "the .corpus.zip to write")
-    static let from = Option.value("--from", ImportFormat.names,
-                                   "import another app's corpus: the reader app's .corpus.zip, the knowledge app's Corpus/ folder, the browser's export zip (docs/import.md)")
-    static let embedder = Option.value("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
-    static let model = Option.value("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
-    static let index = Option.value("--index", "WHERE", "install (the default: the smaller download; clients build the full-text index) or bundle (the pack holds its index; no indexing at install)")
+struct BuildCommand: ServerCommand {
+    static let id = Option.text("--id", "ID", "corpus id (a-z 0-9 . _ -)").required()
+    static let version = Option.text("--version", "V", "corpus version, e.g. 1 or 2026.11").required()
+    static let title = Option.text("--title", "T", "title (default: the source's, else the id)")
+    static let description = Option.text("--description", "D", "one-line description")
+    static let language = Option.text("--language", "L", "language code (default: en)")
+    static let license = Option.text("--license", "L", "license name, e.g. CC-BY-4.0")
+    static let key = Option.path("--key", "KEY", "minisign secret key to sign with").required()
+    static let out = Option.path("--out", "FILE.corpus.zip", "the .corpus.zip to write").required()
+    static let from = Option.choice("--from", ImportFormat.self,
+                                    "import another app's corpus: the reader app's .corpus.zip, the knowledge app's Corpus/ folder, the browser's export zip (docs/import.md)")
+    static let embedder = Option.text("--embedder", "ID", "hash-uni-bi-384-v1 (the default, model-free) or all-MiniLM-L6-v2 (needs --model)")
+    static let model = Option.path("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
+    static let index = Option.choice("--index", IndexPlace.self, "install (the default: the smaller download; clients build the full-text index) or bundle (the pack holds its index; no indexing at install)")
     static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files, or from another app's corpus (--from)",
                                   positionals: .exactly("SOURCE"),
-                                  options: [id, version, title, description, language, license, from, embedder, model, index, key, out],
-                                  required: [id, version, key, out])
+                                  options: [id, version, title, description, language, license, from, embedder, model, index, key, out])
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let id = cmd.required(Self.id)
+    /// Where the full-text index is built: `--index bundle|install`.
+    enum IndexPlace: String, CaseIterable {
+        case bundle, install
+    }
+
+    let context: ServerContext
+
+    func run() throws -> Int32 {
+        let id = try cmd.required(Self.id)
         try Identifier.validate(id, what: "corpus id")
         let version = try CorpusVersion.parse(cmd.required(Self.version), what: Self.version.name)
-        let format = try cmd.value(Self.from).map { name in
-            guard let f = ImportFormat.named(name) else {
-                throw UsageError.invalidValue(option: Self.from.name, value: name, expected: "one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return f
-        }
-        if format == nil { try refuseForeign(cmd.positionals[0]) }
+        let format = cmd.choice(Self.from, as: ImportFormat.self)
+        if format == nil { try Self.refuseForeign(cmd.positionals[0]) }
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         // The model is loaded and checked before anything is written: a wrong folder stops here.
         let embedder = try ModelFolder.embedder(id: cmd.value(Self.embedder), model: cmd.value(Self.model))
-        let indexAtInstall: Bool
-        switch cmd.value(Self.index) {
-        case nil, "install": indexAtInstall = true
-        case "bundle": indexAtInstall = false
-        case let other?: throw UsageError.invalidValue(option: Self.index.name, value: other, expected: "bundle or install")
-        }
+        let index = cmd.choice(Self.index, as: IndexPlace.self)
         // An import's pack keeps its index (format 1) whatever the default; only asking for the other is a mistake.
-        if cmd.value(Self.index) == "install", format != nil {
+        if index == .install, format != nil {
             throw UsageError.badValue(option: Self.index.name, value: "install",
                                       problem: "cannot be used with --from: an import keeps its pack's full-text index (leave --index out, or give bundle)")
         }
@@ -64,10 +60,11 @@ enum BuildCommand: ServerCommand {
             var options = BuildOptions(source: cmd.positionals[0], id: id, version: version, title: cmd.value(Self.title) ?? id,
                                        description: cmd.value(Self.description) ?? "", language: cmd.value(Self.language) ?? "en",
                                        license: cmd.value(Self.license) ?? "")
-            options.indexAtInstall = indexAtInstall
+            options.indexAtInstall = index != .bundle
             summary = try CorpusBuilder.build(options, key: key, output: cmd.required(Self.out), embedder: embedder, progress: draw)
         }
-        report(summary, key: key, console)
+        Self.report(summary, key: key, console)
+        return 0
     }
 
     /// Another app's corpus given without `--from`: said so, with the `--from` that reads it,

@@ -3,15 +3,17 @@ import CorpusCLIKit
 import CorpusFormat
 
 /// `corpusd keygen --out DIR [--name NAME] [--force]`
-enum KeygenCommand: ServerCommand {
-    static let out = Option.value("--out", "DIR", "folder for the key pair")
-    static let name = Option.value("--name", "NAME", "file name stem (default: corpus)")
+struct KeygenCommand: ServerCommand {
+    static let out = Option.path("--out", "DIR", "folder for the key pair").required()
+    static let name = Option.text("--name", "NAME", "file name stem (default: corpus)")
     static let force = Option.flag("--force", "overwrite an existing key pair")
     static let spec = CommandSpec(["keygen"], "write a minisign-compatible key pair DIR/NAME.key and DIR/NAME.pub",
-                                  options: [out, name, force], required: [out])
+                                  options: [out, name, force])
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let dir = cmd.required(Self.out)
+    let context: ServerContext
+
+    func run() throws -> Int32 {
+        let dir = try cmd.required(Self.out)
         let name = cmd.value(Self.name) ?? "corpus"
         try Identifier.validate(name, what: "key name")
         let keyPath = "\(dir)/\(name).key", pubPath = "\(dir)/\(name).pub"
@@ -29,6 +31,7 @@ enum KeygenCommand: ServerCommand {
             console.info("wrote \(keyPath) (secret, mode 600) and \(pubPath)")
             console.info("key id \(key.keyID); verify with: minisign -Vm FILE -p \(pubPath)")
         }
+        return 0
     }
 
     /// `{"key", "public_key", "key_id"}`

@@ -6,16 +6,17 @@ import CorpusMirror
 import CorpusObjectStore
 
 /// `corpusd mirror UPSTREAM_URL --out DIR --trust PUB [--token TOKEN] [--to s3://… --endpoint URL [--private s3://…]]`
-enum MirrorCommand: ServerCommand {
-    static let out = Option.value("--out", "DIR", "the mirror's folder (created if missing)")
-    static let trust = Option.value("--trust", "PUB", "the upstream's root public key (minisign .pub file)")
-    static let token = Option.value("--token", "TOKEN", "entitlement token, sent to the upstream only, to mirror entitled corpora too (or CORPUS_TOKEN)")
+struct MirrorCommand: ServerCommand {
+    static let out = Option.path("--out", "DIR", "the mirror's folder (created if missing)").required()
+    static let trust = Option.path("--trust", "PUB", "the upstream's root public key (minisign .pub file)").required()
+    static let token = Option.text("--token", "TOKEN", "entitlement token, sent to the upstream only, to mirror entitled corpora too (or CORPUS_TOKEN)")
     static let spec = CommandSpec(["mirror"], "copy a published tree into DIR, verified against PUB, ready for corpusd serve or nginx; run again to update",
-                                  positionals: .exactly("UPSTREAM_URL"), options: [out, trust, token] + ObjectStoreOptions.uploadOptions,
-                                  required: [out, trust])
+                                  positionals: .exactly("UPSTREAM_URL"), options: [out, trust, token] + ObjectStoreOptions.uploadOptions)
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
-        let env = CommandEnvironment(ProcessInfo.processInfo.environment)
+    let context: ServerContext
+
+    func run() async throws -> Int32 {
+        let env = context.environment
         let upstream = cmd.positionals[0]
         try URLCredentials.refuse(upstream, option: "UPSTREAM_URL", instead: "give the URL alone; an entitlement token goes in --token or CORPUS_TOKEN")
         guard let scheme = URLComponents(string: upstream)?.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -25,7 +26,7 @@ enum MirrorCommand: ServerCommand {
         let key = try PublicKey(contentsOf: cmd.required(Self.trust))
         // The token goes into a request header: its characters are checked first, from either source.
         let token = try cmd.value(Self.token).map { try TokenInput.flag.checked($0) } ?? env.token.map { try TokenInput.environment.checked($0) }
-        let out = cmd.required(Self.out)
+        let out = try cmd.required(Self.out)
         let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
         let updater = MirrorUpdater(upstream: upstream, directory: out, trustedKey: key, token: token,
                                     retry: RetryPolicy().scaled(by: env.retryScale))
@@ -37,7 +38,7 @@ enum MirrorCommand: ServerCommand {
         if let target { upload = try await target.upload(tree: out, console: console, retryScale: env.retryScale) }
         if console.json {
             console.emit(Result(s, upload: both(upload, target).map(UploadResult.init)))
-            return
+            return 0
         }
         if let upload, let target {
             console.info("uploaded to \(target.publicLocation): \(upload.uploaded.count) object(s) (\(ByteFormat.size(upload.uploadedBytes))), \(upload.present.count) already there, \(upload.deleted.count) deleted")
@@ -48,6 +49,7 @@ enum MirrorCommand: ServerCommand {
         if !s.skippedEntitled.isEmpty {
             console.info("skipped \(s.skippedEntitled.count) entitled corpora without a token: \(s.skippedEntitled.joined(separator: ", ")) (pass --token to mirror them)")
         }
+        return 0
     }
 
     /// `{"catalog", "version", "previous_version", "expires", "fetched", "fetched_bytes", "present", "skipped_entitled", "removed"}`

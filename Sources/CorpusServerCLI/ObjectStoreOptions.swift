@@ -7,10 +7,10 @@ import CorpusObjectStore
 /// `serve --gate-only`. Credentials never come from here: only the environment variables AWS
 /// tools read, or their credentials file (`S3Credentials.load`).
 enum ObjectStoreOptions {
-    static let to = Option.value("--to", "s3://BUCKET[/PREFIX]", "also upload the tree to this public-read location of S3-compatible storage")
-    static let privateLocation = Option.value("--private", "s3://BUCKET/PREFIX", "where bundles of entitled corpora go: a location only credentials can read")
-    static let endpoint = Option.value("--endpoint", "URL", "the S3 service, e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:8333")
-    static let region = Option.value("--region", "REGION", "the region requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1)")
+    static let to = Option.text("--to", "s3://BUCKET[/PREFIX]", "also upload the tree to this public-read location of S3-compatible storage")
+    static let privateLocation = Option.text("--private", "s3://BUCKET/PREFIX", "where bundles of entitled corpora go: a location only credentials can read")
+    static let endpoint = Option.text("--endpoint", "URL", "the S3 service, e.g. https://s3.eu-west-1.amazonaws.com or http://127.0.0.1:8333")
+    static let region = Option.text("--region", "REGION", "the region requests are signed for (default: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1)")
 
     static let uploadOptions = [to, privateLocation, endpoint, region]
 

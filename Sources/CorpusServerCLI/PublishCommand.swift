@@ -5,37 +5,32 @@ import CorpusPublisher
 import CorpusObjectStore
 
 /// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION] [--to s3://… --endpoint URL [--private s3://…]]`
-enum PublishCommand: ServerCommand {
-    static let out = Option.value("--out", "PUBLIC_DIR", "the static tree to write (created if missing)")
-    static let key = Option.value("--key", "KEY", "the tree's current root secret key")
-    static let expires = Option.value("--expires", "DURATION", "catalog lifetime such as 12h, 30d, 2w, \(DurationOption.catalogExpiry.bounds) (default: 30d)")
-    static let deltas = Option.value("--deltas", "K", "write deltas from each of the last K versions still referenced (0 to 16, default \(TreePublisher.defaultDeltaBases))")
+struct PublishCommand: ServerCommand {
+    static let out = Option.path("--out", "PUBLIC_DIR", "the static tree to write (created if missing)").required()
+    static let key = Option.path("--key", "KEY", "the tree's current root secret key").required()
+    static let expires = Option.duration("--expires", .catalogExpiry, "catalog lifetime, like 12h, 30d or 2w (default: 30d)")
+    static let deltas = Option.integer("--deltas", "K", in: 0...16, "write deltas from each of the last K versions still referenced (default \(TreePublisher.defaultDeltaBases))")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires, deltas] + ObjectStoreOptions.uploadOptions,
-                                  required: [out, key])
+                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires, deltas] + ObjectStoreOptions.uploadOptions)
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
-        let expires = try cmd.value(Self.expires).map { try DurationOption.catalogExpiry.parse($0, of: Self.expires) } ?? TreePublisher.defaultExpiry
+    let context: ServerContext
+
+    func run() async throws -> Int32 {
+        let expires = cmd.duration(Self.expires) ?? TreePublisher.defaultExpiry
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
-        let out = cmd.required(Self.out)
-        var bases = TreePublisher.defaultDeltaBases
-        if let text = cmd.value(Self.deltas) {
-            guard let k = Int(text), (0...16).contains(k) else {
-                throw UsageError.invalidValue(option: Self.deltas.name, value: text, expected: "a whole number from 0 to 16")
-            }
-            bases = k
-        }
-        let env = ProcessInfo.processInfo.environment
+        let out = try cmd.required(Self.out)
+        let bases = cmd.int(Self.deltas) ?? TreePublisher.defaultDeltaBases
+        let env = context.environment
         // Every mistake in the object-storage options is refused before anything is built.
-        let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env)
+        let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
         let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires,
                                                 deltaBases: bases) { step in
-            draw(step, console)
+            Self.draw(step, console)
         }
         let c = summary.catalog
         // The local tree is complete first: it is what the bucket is made to match.
         var upload: TreeUploadSummary?
-        if let target { upload = try await target.upload(tree: out, console: console, retryScale: CommandEnvironment(env).retryScale) }
+        if let target { upload = try await target.upload(tree: out, console: console, retryScale: env.retryScale) }
         if console.json {
             console.emit(Published(summary, upload: both(upload, target).map(UploadResult.init)))
         } else {
@@ -46,6 +41,7 @@ enum PublishCommand: ServerCommand {
                 console.info("uploaded to \(target.publicLocation): \(upload.uploaded.count) object(s) (\(ByteFormat.size(upload.uploadedBytes))), \(upload.present.count) already there, \(upload.deleted.count) deleted")
             }
         }
+        return 0
     }
 
     /// One line per step on stderr (JSON lines with `--json`); warnings and notes even with `--quiet`.

@@ -5,22 +5,24 @@ import CorpusServer
 import CorpusObjectStore
 
 /// `corpusd serve PUBLIC_DIR`, its options in `spec` (the usage line is generated from them)
-enum ServeCommand: ServerCommand {
-    static let listen = Option.value("--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8080)")
-    static let entitlementPub = Option.value("--entitlement-pub", "PUB", "public key (minisign .pub) that signs entitlement tokens")
-    static let threads = Option.value("--threads", "N", "worker threads (default: CPUs, at most 4)")
-    static let metricsListen = Option.value("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
-    static let metricsTokenFile = Option.value("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
-    static let search = Option.value("--search", "HOME", "also answer GET /v1/search over the corpora of this tree installed in HOME (a corpus home folder)")
+struct ServeCommand: ServerCommand {
+    static let listen = Option.text("--listen", "HOST:PORT", "address to listen on (default 127.0.0.1:8080)")
+    static let entitlementPub = Option.path("--entitlement-pub", "PUB", "public key (minisign .pub) that signs entitlement tokens")
+    static let threads = Option.integer("--threads", "N", in: 1...64, "worker threads (default: CPUs, at most 4)")
+    static let metricsListen = Option.text("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
+    static let metricsTokenFile = Option.path("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
+    static let search = Option.path("--search", "HOME", "also answer GET /v1/search over the corpora of this tree installed in HOME (a corpus home folder)")
     static let gateOnly = Option.flag("--gate-only", "serve catalogs and keys but redirect downloads: entitled ones (token checked) to presigned URLs of --private, free ones to --public-url")
-    static let publicURL = Option.value("--public-url", "URL", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
-    static let presignExpires = Option.value("--presign-expires", "DURATION", "with --gate-only: how long a presigned URL is good, \(DurationOption.presignExpiry.bounds) (default: 5m)")
+    static let publicURL = Option.url("--public-url", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
+    static let presignExpires = Option.duration("--presign-expires", .presignExpiry, "with --gate-only: how long a presigned URL is good, like 90s, 5m or 15m (default: 5m)")
     static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
                                   positionals: .exactly("PUBLIC_DIR"),
                                   options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, gateOnly, ObjectStoreOptions.privateLocation,
                                             ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires, search])
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) async throws {
+    let context: ServerContext
+
+    func run() async throws -> Int32 {
         let root = cmd.positionals[0]
         var config = ServerConfiguration(root: root)
         do {
@@ -29,11 +31,8 @@ enum ServeCommand: ServerCommand {
             throw UsageError.invalidValue(option: Self.listen.name, value: cmd.value(Self.listen) ?? "", expected: "HOST:PORT with an IPv4 host")
         }
         if let pub = cmd.value(Self.entitlementPub) { config.entitlementKey = try PublicKey(contentsOf: pub) }
-        if let t = cmd.value(Self.threads) {
-            guard let n = Int(t), (1...64).contains(n) else { throw UsageError.invalidValue(option: Self.threads.name, value: t, expected: "a number from 1 to 64") }
-            config.threads = n
-        }
-        config.metrics = try metricsAccess(cmd)
+        if let threads = cmd.int(Self.threads) { config.threads = threads }
+        config.metrics = try Self.metricsAccess(cmd)
         if let home = cmd.value(Self.search) {
             guard FileManager.default.fileExists(atPath: home + "/corpora") else {
                 throw ErrorReport(code: "not-found", message: "\(home) holds no installed corpora to search",
@@ -41,7 +40,7 @@ enum ServeCommand: ServerCommand {
             }
             config.search = EngineSearchBackend(home: home)
         }
-        config.storageRedirect = try storageRedirect(cmd)
+        config.storageRedirect = try Self.storageRedirect(cmd, environment: context.environment)
         // Lines are printable ASCII already (AccessLogEntry escapes the rest), so they bypass the
         // console's sanitising and go out in batches, off the request path.
         let accessLog = (!console.quiet && !console.json) ? AccessLogWriter() : nil
@@ -84,6 +83,7 @@ enum ServeCommand: ServerCommand {
         if !console.quiet && !console.json { console.err("\(signalName): finishing downloads in flight, then stopping") }
         let drained = server.stop(grace: .seconds(30))
         if !console.quiet && !console.json { console.err(drained ? "stopped" : "stopped (some downloads were cut off after 30 s)") }
+        return 0
     }
 
     /// `{"serving", "url", "metrics"?}`: printed once the listeners are up.
@@ -98,7 +98,7 @@ enum ServeCommand: ServerCommand {
 extension ServeCommand {
     /// `--gate-only` with `--private`, `--endpoint`, `--public-url` (and the credentials the
     /// environment names); any of those without `--gate-only` is a mistake.
-    static func storageRedirect(_ cmd: ParsedCommand) throws -> StorageRedirect? {
+    static func storageRedirect(_ cmd: ParsedCommand, environment: CommandEnvironment) throws -> StorageRedirect? {
         let storageOptions = [ObjectStoreOptions.privateLocation, ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires]
         guard cmd.has(gateOnly) else {
             if let given = storageOptions.first(where: cmd.has) {
@@ -112,13 +112,13 @@ extension ServeCommand {
         if let base = cmd.value(publicURL) {
             try URLCredentials.refuse(base, option: publicURL.name, instead: "give the public tree's URL alone: every client is sent it in redirects")
         }
-        guard let base = cmd.value(publicURL), let scheme = URLComponents(string: base)?.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", URLComponents(string: base)?.host?.isEmpty == false else {
-            throw UsageError.invalidValue(option: publicURL.name, value: cmd.value(publicURL) ?? "", expected: "the http(s) base URL of the public tree (required with --gate-only)")
+        // Its value is an http(s) URL with a host (the parser checked it); it must be given.
+        guard let base = cmd.value(publicURL) else {
+            throw UsageError.invalidValue(option: publicURL.name, value: "", expected: "the http(s) base URL of the public tree (required with --gate-only)")
         }
         let privateLocation = try ObjectStoreOptions.location(privateText, option: ObjectStoreOptions.privateLocation)
-        let expiry = try cmd.value(presignExpires).map { try DurationOption.presignExpiry.parse($0, of: presignExpires) } ?? 300
-        let (endpoint, credentials) = try ObjectStoreOptions.service(cmd, environment: ProcessInfo.processInfo.environment)
+        let expiry = cmd.duration(presignExpires) ?? 300
+        let (endpoint, credentials) = try ObjectStoreOptions.service(cmd, environment: environment.values)
         return StorageRedirect(presigner: SigV4Presigner(credentials: credentials, endpoint: endpoint), privateLocation: privateLocation,
                                publicBase: base, expiry: Int(expiry))
     }

@@ -2,11 +2,16 @@ import Foundation
 import CorpusCLIKit
 import CorpusFormat
 
-/// One `corpusd` command: its row of the command table and what it does.
-protocol ServerCommand: Sendable {
-    static var spec: CommandSpec { get }
-    static func run(_ cmd: ParsedCommand, _ console: Console) async throws
+/// What every `corpusd` command works with: the parsed command line, the console, and the
+/// environment (object-storage credentials, CORPUS_TOKEN, the retry scale of tests).
+struct ServerContext: CommandContext {
+    let cmd: ParsedCommand
+    let console: Console
+    let environment: CommandEnvironment
 }
+
+/// One `corpusd` command: the kit's `Command` over a `ServerContext`, the shape of `corpus`'s.
+protocol ServerCommand: Command where Context == ServerContext {}
 
 /// `corpusd`: the publisher and host side. The table below is the whole command line; each
 /// command is a type of its own file over the publisher, server and mirror libraries.
@@ -29,8 +34,8 @@ public enum ServerProgram {
             guard let command = commands.first(where: { $0.spec.path == cmd.spec.path }) else {
                 throw UsageError.unknownCommand(cmd.spec.name)
             }
-            try await command.run(cmd, console)
-            return 0
+            let context = ServerContext(cmd: cmd, console: console, environment: CommandEnvironment(ProcessInfo.processInfo.environment))
+            return try await command.init(context: context).run()
         }
     }
 }

@@ -8,18 +8,18 @@ import CorpusFormat
 /// The audience names the catalog a token is good for (docs/format.md "Entitlement token"): give it as `--aud CATALOG_ID`,
 /// or let `--catalog PUBLIC_DIR` read the id from the tree's `catalog.json`. One of them is
 /// required: servers refuse a token without `aud` (docs/format.md), so one is never issued.
-enum TokenCommand: ServerCommand {
-    static let key = Option.value("--key", "KEY", "minisign secret key (from corpusd keygen)")
-    static let sub = Option.value("--sub", "SUBJECT", "who the token is for (user or account id)")
-    static let corpora = Option.value("--corpora", "A,B", "comma-separated corpus ids it covers")
-    static let tier = Option.value("--tier", "T", "comma-separated catalog tiers it covers")
-    static let aud = Option.value("--aud", "CATALOG_ID", "the catalog id the token is for")
-    static let catalog = Option.value("--catalog", "PUBLIC_DIR", "a published tree to read the catalog id from (instead of --aud)")
-    static let expires = Option.value("--expires", "DURATION", "lifetime, e.g. 90s, 12h, 30d, 2w, \(DurationOption.tokenLifetime.bounds) (default 30d)")
-    static let importLimit = Option.value("--import-limit", "N", "how many non-bundled corpora the holder may install (0 to \(importLimits.upperBound))")
-    static let iss = Option.value("--iss", "NAME", "issuer name (default corpusd)")
+struct TokenCommand: ServerCommand {
+    static let key = Option.path("--key", "KEY", "minisign secret key (from corpusd keygen)").required()
+    static let sub = Option.text("--sub", "SUBJECT", "who the token is for (user or account id)").required()
+    static let corpora = Option.text("--corpora", "A,B", "comma-separated corpus ids it covers")
+    static let tier = Option.text("--tier", "T", "comma-separated catalog tiers it covers")
+    static let aud = Option.text("--aud", "CATALOG_ID", "the catalog id the token is for")
+    static let catalog = Option.path("--catalog", "PUBLIC_DIR", "a published tree to read the catalog id from (instead of --aud)")
+    static let expires = Option.duration("--expires", .tokenLifetime, "lifetime, like 90s, 12h, 30d or 2w (default 30d)")
+    static let importLimit = Option.integer("--import-limit", "N", in: importLimits, counting: "corpora", "how many non-bundled corpora the holder may install")
+    static let iss = Option.text("--iss", "NAME", "issuer name (default corpusd)")
     static let spec = CommandSpec(["token", "issue"], "print an entitlement token (EdDSA JWT) signed with KEY",
-                                  options: [key, sub, corpora, tier, aud, catalog, expires, importLimit, iss], required: [key, sub],
+                                  options: [key, sub, corpora, tier, aud, catalog, expires, importLimit, iss],
                                   oneOf: [[corpora, tier], [aud, catalog]])
 
     static let defaultLifetime: TimeInterval = 30 * 86400
@@ -34,26 +34,21 @@ enum TokenCommand: ServerCommand {
         return value
     }
 
-    static func run(_ cmd: ParsedCommand, _ console: Console) throws {
-        let corpora = list(cmd.value(Self.corpora)), tiers = list(cmd.value(Self.tier))
-        guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("\(Self.corpora.name) or \(Self.tier.name)", command: spec.name) }
+    let context: ServerContext
+
+    func run() throws -> Int32 {
+        let corpora = Self.list(cmd.value(Self.corpora)), tiers = Self.list(cmd.value(Self.tier))
+        guard !corpora.isEmpty || !tiers.isEmpty else { throw UsageError.missingRequired("\(Self.corpora.name) or \(Self.tier.name)", command: Self.spec.name) }
         for (option, names) in [(Self.corpora.name, corpora), (Self.tier.name, tiers)] {
             for name in names where !Identifier.isValid(name) {
                 throw UsageError.invalidValue(option: option, value: name, expected: "a valid id (1-64 of a-z 0-9 . _ -, starting with a letter or digit)")
             }
         }
-        let subject = try printable(cmd.required(Self.sub), option: Self.sub.name)
-        let issuer = try printable(cmd.value(Self.iss) ?? "corpusd", option: Self.iss.name)
-        let lifetime = try cmd.value(Self.expires).map { try DurationOption.tokenLifetime.parse($0, of: Self.expires) } ?? defaultLifetime
-        var limit: Int?
-        if let l = cmd.value(Self.importLimit) {
-            guard let n = Int(l), importLimits.contains(n) else {
-                throw UsageError.invalidValue(option: Self.importLimit.name, value: l,
-                                              expected: "a whole number of corpora from \(importLimits.lowerBound) to \(importLimits.upperBound)")
-            }
-            limit = n
-        }
-        let audience = try audience(cmd)
+        let subject = try Self.printable(cmd.required(Self.sub), option: Self.sub.name)
+        let issuer = try Self.printable(cmd.value(Self.iss) ?? "corpusd", option: Self.iss.name)
+        let lifetime = cmd.duration(Self.expires) ?? Self.defaultLifetime
+        let limit = cmd.int(Self.importLimit)
+        let audience = try Self.audience(cmd)
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
         let token = try EntitlementToken.issue(key: key, issuer: issuer, subject: subject, audience: audience,
                                                corpora: corpora, tiers: tiers, importLimit: limit, lifetime: lifetime)
@@ -63,6 +58,7 @@ enum TokenCommand: ServerCommand {
         } else {
             console.out(token.compact)
         }
+        return 0
     }
 
     private static func audience(_ cmd: ParsedCommand) throws -> String {
@@ -78,8 +74,8 @@ enum TokenCommand: ServerCommand {
             let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: data, what: path)
             try Identifier.validate(pointer.id, what: "catalog id in \(path)")
             return pointer.id
-        case (.some, .some):
-            throw UsageError.invalidValue(option: Self.catalog.name, value: cmd.required(Self.catalog), expected: "used together with \(Self.aud.name); give one of them")
+        case let (.some, dir?):
+            throw UsageError.invalidValue(option: Self.catalog.name, value: dir, expected: "used together with \(Self.aud.name); give one of them")
         case (nil, nil):
             throw UsageError.missingRequired("\(Self.aud.synopsis) or \(Self.catalog.synopsis)", command: spec.name)
         }

@@ -40,7 +40,7 @@ import CorpusCLIKit
         UsageLine(parser: ClientProgram.parser, command: ["verify"], usage: "[ID]"),
         UsageLine(parser: ClientProgram.parser, command: ["list"], usage: ""),
         UsageLine(parser: ServerProgram.parser, command: ["keygen"], usage: "--out DIR [--name NAME] [--force]"),
-        UsageLine(parser: ServerProgram.parser, command: ["build"], usage: "SOURCE --id ID --version V [--title T] [--description D] [--language L] [--license L] [--from corpuskit|knowledgepress|lumen] [--embedder ID] [--model DIR] [--index WHERE] --key KEY --out FILE.corpus.zip"),
+        UsageLine(parser: ServerProgram.parser, command: ["build"], usage: "SOURCE --id ID --version V [--title T] [--description D] [--language L] [--license L] [--from corpuskit|knowledgepress|lumen] [--embedder ID] [--model DIR] [--index bundle|install] --key KEY --out FILE.corpus.zip"),
         UsageLine(parser: ServerProgram.parser, command: ["serve"], usage: "PUBLIC_DIR [--listen HOST:PORT] [--entitlement-pub PUB] [--threads N] [--metrics-listen HOST:PORT] [--metrics-token-file FILE] [--gate-only] [--private s3://BUCKET/PREFIX] [--endpoint URL] [--region REGION] [--public-url URL] [--presign-expires DURATION] [--search HOME]"),
         UsageLine(parser: ServerProgram.parser, command: ["token", "issue"], usage: "--key KEY --sub SUBJECT (--corpora A,B | --tier T) (--aud CATALOG_ID | --catalog PUBLIC_DIR) [--expires DURATION] [--import-limit N] [--iss NAME]"),
     ]
@@ -49,6 +49,30 @@ import CorpusCLIKit
     func usageLine(_ c: UsageLine) throws {
         let spec = try #require(c.parser.commands.first { $0.path == c.command })
         #expect(spec.usage == c.usage)
+    }
+
+    /// Each option's entry in `--help` shows what its declaration accepts, from the declaration
+    /// the parser checks values with: a range, the words, a duration's bounds, a URL's schemes.
+    static let helpEntries: [UsageLine] = [
+        UsageLine(parser: ClientProgram.parser, command: ["search"], usage: "  -k N (1-1000)  number of results (default 10)\n"),
+        UsageLine(parser: ClientProgram.parser, command: ["search"], usage: "  --budget TOKENS (64-1000000)  also give the passages that fit TOKENS WordPiece tokens, in rank order (3072 fits a 4,096-token window)\n"),
+        UsageLine(parser: ClientProgram.parser, command: ["catalog"], usage: "  --access free|entitled  only free or only entitled corpora\n"),
+        UsageLine(parser: ServerProgram.parser, command: ["build"], usage: "  --index bundle|install  "),
+        UsageLine(parser: ServerProgram.parser, command: ["build"], usage: "  --from corpuskit|knowledgepress|lumen  "),
+        UsageLine(parser: ServerProgram.parser, command: ["publish"], usage: "  --expires DURATION (1h to 366d)  catalog lifetime, like 12h, 30d or 2w (default: 30d)\n"),
+        UsageLine(parser: ServerProgram.parser, command: ["publish"], usage: "  --deltas K (0-16)  "),
+        UsageLine(parser: ServerProgram.parser, command: ["serve"], usage: "  --threads N (1-64)  "),
+        UsageLine(parser: ServerProgram.parser, command: ["serve"], usage: "  --presign-expires DURATION (30s to 1h)  "),
+        UsageLine(parser: ServerProgram.parser, command: ["serve"], usage: "  --public-url URL (http or https)  "),
+        UsageLine(parser: ServerProgram.parser, command: ["token", "issue"], usage: "  --expires DURATION (1m to 1096d)  "),
+        UsageLine(parser: ServerProgram.parser, command: ["token", "issue"], usage: "  --import-limit N (0-10000)  "),
+    ]
+
+    @Test(arguments: helpEntries)
+    func helpShowsAllowedValues(_ c: UsageLine) throws {
+        let spec = try #require(c.parser.commands.first { $0.path == c.command })
+        let text = c.parser.usage(of: spec, program: "x")
+        #expect(text.contains("\n" + c.usage), "\(text)")
     }
 
     @Test func commandHelpText() throws {

@@ -77,6 +77,32 @@ import CorpusTestSupport
         }
     }
 
+    /// A value with credentials refused for another reason (given without the option it goes
+    /// with, or not an http(s) URL) is shown with its user part left out: `serve --endpoint
+    /// http://AK:SECRET@host` without `--gate-only`, and `publish --endpoint …` without `--to`,
+    /// printed the secret in "is not to be given with …".
+    @Test func aValueRefusedForAnotherReasonNeverShowsItsCredentials() throws {
+        let f = try Fixture()
+        #expect(try f.publish().status == 0)
+        let before = DirectorySnapshot(f.dir.path)
+        let hint = " (run with --help to see the commands and their options)\n"
+        let cases: [(name: String, args: [String], line: String)] = [
+            ("serve --endpoint without --gate-only", ["serve", f.tree, "--listen", "127.0.0.1:\(freeLoopbackPort())", "--endpoint", Self.withCredentials],
+             "error: --endpoint \"http://…@127.0.0.1:9\" is not to be given with --gate-only" + hint),
+            ("publish --endpoint without --to", ["publish", f.catalog, "--out", f.dir.url("other"), "--key", f.keyPath, "--endpoint", Self.withCredentials],
+             "error: --endpoint \"http://…@127.0.0.1:9\" is not to be given with --to" + hint),
+            ("serve --public-url ftp://", f.gateOnly(publicURL: "ftp://\(Self.accessKey):\(Self.secret)@127.0.0.1:9/tree"),
+             "error: --public-url \"ftp://…@127.0.0.1:9/tree\" is not an http or https URL with a host" + hint),
+        ]
+        for c in cases {
+            let r = try f.corpusd(c.args)
+            #expect(r.status == 2, "\(c.name): \(r.stderr)")
+            #expect(r.stderr == c.line, "\(c.name)")
+            #expect(!r.stderr.contains(Self.secret) && !r.stderr.contains(Self.accessKey) && r.stdout.isEmpty, "\(c.name)")
+            #expect(DirectorySnapshot(f.dir.path) == before, "\(c.name)")
+        }
+    }
+
     /// The other mistakes in these values read as one sentence, the value once.
     @Test func otherMistakesNameTheValueOnce() throws {
         let f = try Fixture()
