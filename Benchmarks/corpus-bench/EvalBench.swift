@@ -241,7 +241,14 @@ enum EvalBench {
         FileIO.remove(home)
         let corpusDir = "\(home)/corpora/local/\(id)"
         try FileIO.createDirectory("\(corpusDir)/versions")
-        try BundleReader(path: bundle).extract(to: "\(corpusDir)/versions/1", trustedKeys: [key.publicKey])
+        let version = "\(corpusDir)/versions/1"
+        try BundleReader(path: bundle).extract(to: version, trustedKeys: [key.publicKey])
+        // The default bundle ships without its full-text index: build it as `corpus install` does
+        // (without it, BM25 finds nothing and every hybrid is its vector channel alone).
+        guard let manifestBytes = FileManager.default.contents(atPath: "\(version)/\(BundleLayout.manifest)") else {
+            throw BenchError("no manifest in \(version)")
+        }
+        if try Manifest.decode(manifestBytes).index == .install { try PackIndexer.build(packAt: "\(version)/\(BundleLayout.pack)") }
         guard symlink("versions/1", "\(corpusDir)/current") == 0 else { throw BenchError("symlink in \(corpusDir) failed") }
         return home
     }

@@ -42,7 +42,6 @@ import CorpusTestSupport
         #expect(fused.map(\.key.row) == c.expected)
         // The scores fall with the order, so a caller sorting by score sees the same ranking.
         #expect(fused.map(\.score) == fused.map(\.score).sorted(by: >))
-        #expect(Set(fused.map(\.score)).count == fused.count)
         // The ranks a hit reports are its channels' own.
         for f in fused {
             if let i = c.lexical.firstIndex(of: f.key.row) { #expect(f.ranks[.lexical] == c.lexicalRanks?[i] ?? i + 1) }
@@ -61,28 +60,34 @@ import CorpusTestSupport
 
     /// Through the library on a real hashing-embedder corpus: for every query, default hybrid
     /// search ranks BM25's hits exactly as BM25 alone does, ahead of anything only the vectors
-    /// found. The fixture is one where the fusion used before (RRF) does move a BM25 first down.
+    /// found. The fixture is one where the fusion used before (RRF) does move a BM25 hit down.
     @Test func hybridSearchKeepsBM25sRankingOnAHashingCorpus() async throws {
         let home = TempDirectory("model-free-fusion")
+        // The hashing vectors weigh every word alike (no IDF) and favour short passages, so they
+        // disagree with BM25: for "habitat", RRF lifted "habitat loss threatens many species"
+        // (BM25 4, vectors 2) over "quokka quokka quokka habitat" (BM25 3, vectors 5).
         try PackFixture(id: "c", texts: ["a.md": [
-            "backup backup backup of the database file",
-            "database backup",
-            "how to restore a database backup from last week",
-            "a backup strategy: copy the database file to another disk every night",
+            "quokka quokka quokka habitat",
+            "quokka habitat",
+            "habitat quokka",
+            "habitat loss threatens many species",
+            "a habitat for birds by the river",
             "the weather was fine for a long walk along the river",
-            "database database database tuning and backup advice",
+            "river habitat surveys count the birds each spring",
+            "small marsupials hop across the island at night",
         ]]).install(home: home.path)
         let library = CorpusLibrary(home: home.path)
-        var rrfMovedTheFirst = false
-        for query in ["database backup", "backup", "restore database", "copy database file", "backup advice night"] {
+        var rrfMovedALexicalHit = false
+        for query in ["quokka habitat", "habitat", "river birds", "walk along the river", "island marsupials at night"] {
             let bm25 = try await library.search(query, options: SearchOptions(k: 10, lexicalOnly: true))
             let hybrid = try await library.search(query, options: SearchOptions(k: 10))
             #expect(!bm25.isEmpty)
             #expect(Array(hybrid.prefix(bm25.count)).map(\.passageID) == bm25.map(\.passageID), "\(query)")
             var rrf = SearchOptions(k: 10)
             rrf.modelFreeFusion = .reciprocalRank
-            if try await library.search(query, options: rrf).first?.passageID != bm25.first?.passageID { rrfMovedTheFirst = true }
+            let before = try await library.search(query, options: rrf)
+            if Array(before.prefix(bm25.count)).map(\.passageID) != bm25.map(\.passageID) { rrfMovedALexicalHit = true }
         }
-        #expect(rrfMovedTheFirst, "the fixture should hold a query where RRF ranks BM25's first lower")
+        #expect(rrfMovedALexicalHit, "the fixture should hold a query where RRF ranks a BM25 hit lower than BM25 alone")
     }
 }
