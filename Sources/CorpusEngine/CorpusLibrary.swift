@@ -103,8 +103,8 @@ public final class CorpusLibrary: Sendable {
     /// Searches the selected installed corpora with both channels and fuses the results.
     ///
     /// Per corpus, the lexical channel (BM25) and the vector channel each rank their best
-    /// `perChannelDepth` passages; all those lists, from every corpus, are fused by reciprocal
-    /// rank fusion into one ranking (docs/engine.md), and the best `k` are returned.
+    /// `perChannelDepth` passages; all those lists, from every corpus, are fused into one ranking
+    /// (`fuse`, docs/engine.md "Fusion"), and the best `k` are returned.
     /// Each corpus's query embedder is the one its manifest names (`EmbedderResolver`); the query
     /// is embedded once per distinct embedder. Throws `EngineError.embedderMismatch`,
     /// `.embedderNotInstalled` or `.embedderModelMismatch` for a corpus whose embedder is not
