@@ -34,7 +34,7 @@ public struct SearchOptions: Sendable, Hashable {
     /// whose cosines are lexical too (docs/engine.md "Fusion, measured").
     public var modelFreeFusion: Fusion = SearchOptions.defaultModelFreeFusion
     /// BM25's order, the hashing vectors breaking its ties and following it: the only rule measured
-    /// at or above BM25 alone on every set, and one that cannot rank a passage below BM25 alone.
+    /// at or above BM25 alone on both `make eval` sets, and one that cannot rank a passage below BM25 alone.
     public static let defaultModelFreeFusion = Fusion.lexicalFirst
 
     /// Reciprocal rank fusion (ranks only); a convex combination of the channels' normalised
