@@ -20,14 +20,31 @@ enum EvalBench {
             var name: String
             var root: String
             var include: [String]
+            /// The Debian package that installs `root`.
+            var package: String?
         }
         struct Query: Decodable {
             var id: Int
             var question: String
             var relevant: [String]
+            /// `paraphrase` (the user's words, not the documents'; the default) or `keyword`
+            /// (an identifier, option or term the documents use): reported apart as well.
+            var kind: String?
+            var kindName: String { kind ?? "paraphrase" }
         }
         var collection: Collection
         var queries: [Query]
+    }
+
+    /// hit@5 and MRR@10 of a set of questions, from the rank of each one's first relevant hit.
+    struct Score {
+        var count: Int, hits: Int, mrr: Double
+        var hitAt5: Double { count == 0 ? 0 : Double(hits) / Double(count) }
+        init(_ ranks: [Int?]) {
+            count = ranks.count
+            hits = ranks.filter { ($0 ?? .max) <= 5 }.count
+            mrr = count == 0 ? 0 : ranks.compactMap { $0 }.map { 1 / Double($0) }.reduce(0, +) / Double(count)
+        }
     }
 
     /// One way of searching: which build, and the search options.
@@ -49,7 +66,7 @@ enum EvalBench {
         let spec = try JSONDecoder().decode(QueryFile.self, from: data)
         let root = options.value("--root") ?? spec.collection.root
         guard FileIO.exists(root) else {
-            throw BenchError("\(root) is missing: install Debian's \(spec.collection.name == "python-docs" ? "python3-doc" : "documentation") package (scripts/bootstrap.sh does)")
+            throw BenchError("\(root) is missing: install Debian's \(spec.collection.package ?? "documentation") package (scripts/bootstrap.sh does)")
         }
 
         var model = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: modelFolder))
@@ -57,35 +74,44 @@ enum EvalBench {
 
         let source = "\(work)/source"
         let files = try stage(spec.collection, from: root, into: source)
-        let minilmHome = try await prepare(source: source, work: work, build: .minilm, embedder: model)
-        let hashingHome = try await prepare(source: source, work: work, build: .hashing, embedder: HashingEmbedder())
+        let minilmHome = try await prepare(source: source, work: work, id: spec.collection.name, build: .minilm, embedder: model)
+        let hashingHome = try await prepare(source: source, work: work, id: spec.collection.name, build: .hashing, embedder: HashingEmbedder())
         print("collection=\(spec.collection.name) files=\(files) questions=\(spec.queries.count)")
 
         let libraries: [Build: CorpusLibrary] = [.minilm: CorpusLibrary(home: minilmHome, embedder: model),
                                                  .hashing: CorpusLibrary(home: hashingHome)]
         var results: [[String: Any]] = []
+        let kinds = Array(Set(spec.queries.map(\.kindName))).sorted()
         print("")
-        print("method".padding(toLength: 46, withPad: " ", startingAt: 0) + "hit@5   MRR@10  ms/query")
+        print("method".padding(toLength: 58, withPad: " ", startingAt: 0) + "hit@5   MRR@10  ms/query"
+              + (kinds.count > 1 ? kinds.map { kind in "  \(kind) (\(spec.queries.filter { $0.kindName == kind }.count)) hit@5 MRR@10" }.joined() : ""))
         for method in methods() {
-            var hits = 0, reciprocal = 0.0
             var perQuery: [[String: Any]] = []
+            var ranks: [(kind: String, rank: Int?)] = []
             let start = Date()
             for q in spec.queries {
                 var options = method.options
                 options.k = 10
                 let found = try await libraries[method.build]!.search(q.question, options: options)
                 let rank = found.firstIndex { q.relevant.contains($0.document) }.map { $0 + 1 }
-                if let rank, rank <= 5 { hits += 1 }
-                if let rank { reciprocal += 1 / Double(rank) }
-                perQuery.append(["id": q.id, "rank": rank as Any? ?? NSNull(), "top": found.first?.document ?? ""])
+                ranks.append((q.kindName, rank))
+                perQuery.append(["id": q.id, "kind": q.kindName, "rank": rank as Any? ?? NSNull(), "top": found.first?.document ?? ""])
                 if verbose { print("  [\(method.name)] #\(q.id) rank=\(rank.map(String.init) ?? "-") top=\(found.first?.document ?? "") \(q.question)") }
             }
             let ms = Date().timeIntervalSince(start) * 1000 / Double(spec.queries.count)
-            let hitAt5 = Double(hits) / Double(spec.queries.count)
-            let mrr = reciprocal / Double(spec.queries.count)
-            print(method.name.padding(toLength: 46, withPad: " ", startingAt: 0)
-                  + String(format: "%.3f   %.3f   %.1f", hitAt5, mrr, ms))
-            results.append(["method": method.name, "hit_at_5": hitAt5, "mrr_at_10": mrr, "ms_per_query": ms, "queries": perQuery])
+            let all = Score(ranks.map(\.rank))
+            var line = method.name.padding(toLength: 58, withPad: " ", startingAt: 0) + String(format: "%.3f   %.3f   %.1f", all.hitAt5, all.mrr, ms)
+            var byKind: [String: Any] = [:]
+            if kinds.count > 1 {
+                for kind in kinds {
+                    let k = Score(ranks.filter { $0.kind == kind }.map(\.rank))
+                    line += "  \(kind) " + String(format: "%d/%d %.3f", k.hits, k.count, k.mrr)
+                    byKind[kind] = ["hit_at_5": k.hitAt5, "hits_at_5": k.hits, "mrr_at_10": k.mrr]
+                }
+            }
+            print(line)
+            results.append(["method": method.name, "hit_at_5": all.hitAt5, "hits_at_5": all.hits, "mrr_at_10": all.mrr, "ms_per_query": ms,
+                            "by_kind": byKind, "queries": perQuery])
         }
         let out = try JSONSerialization.data(withJSONObject: ["collection": spec.collection.name, "questions": spec.queries.count, "methods": results],
                                              options: [.prettyPrinted, .sortedKeys])
@@ -143,9 +169,24 @@ enum EvalBench {
             Method(name: "convex 0.8, depth 100/100", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.8); $0.perChannelDepth = 100 }),
             Method(name: "convex 0.7, depth 20/50", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7); $0.lexicalDepth = 20 }),
             Method(name: "convex 0.7, depth 100/100", build: .minilm, options: o { $0.fusion = .convex(vectorWeight: 0.7); $0.perChannelDepth = 100 }),
+            // The model-free embedder: BM25 beside hashing vectors (issue 27: fusion never below its better channel).
+            Method(name: "hashing build: BM25 alone", build: .hashing, options: o { $0.lexicalOnly = true }),
             Method(name: "hashing vectors alone (hash-uni-bi-384-v1)", build: .hashing, options: o { $0.lexicalDepth = 0 }),
-            Method(name: "hybrid BM25 + hashing vectors, RRF k=60", build: .hashing, options: o { $0.fusion = .reciprocalRank }),
-            Method(name: "hybrid BM25 + hashing vectors, default (convex 0.8)", build: .hashing, options: o { _ in }),
+            Method(name: "hashing: default (lexical first, vectors break ties)", build: .hashing, options: o { _ in }),
+            Method(name: "hashing: RRF k=60, partial 0.5 (default before)", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank }),
+            Method(name: "hashing: RRF k=60, partial 1 (plain)", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.relaxedLexicalWeight = 1 }),
+            Method(name: "hashing: RRF k=60, partial 0.25", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.relaxedLexicalWeight = 0.25 }),
+            Method(name: "hashing: RRF k=60, weights bm25 2 : vec 1", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.channelWeights = [.lexical: 2] }),
+            Method(name: "hashing: RRF k=60, weights bm25 3 : vec 1", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.channelWeights = [.lexical: 3] }),
+            Method(name: "hashing: RRF k=60, weights bm25 5 : vec 1", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.channelWeights = [.lexical: 5] }),
+            Method(name: "hashing: RRF k=60, vector depth 10", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.vectorDepth = 10 }),
+            Method(name: "hashing: RRF k=10, weights bm25 2 : vec 1", build: .hashing, options: o { $0.modelFreeFusion = .reciprocalRank; $0.rrfK = 10; $0.channelWeights = [.lexical: 2] }),
+            Method(name: "hashing: convex 0.8 vec + 0.2 BM25", build: .hashing, options: o { $0.modelFreeFusion = .convex(vectorWeight: 0.8) }),
+            Method(name: "hashing: convex 0.5 vec + 0.5 BM25", build: .hashing, options: o { $0.modelFreeFusion = .convex(vectorWeight: 0.5) }),
+            Method(name: "hashing: convex 0.3 vec + 0.7 BM25", build: .hashing, options: o { $0.modelFreeFusion = .convex(vectorWeight: 0.3) }),
+            Method(name: "hashing: convex 0.2 vec + 0.8 BM25", build: .hashing, options: o { $0.modelFreeFusion = .convex(vectorWeight: 0.2) }),
+            Method(name: "hashing: convex 0.1 vec + 0.9 BM25", build: .hashing, options: o { $0.modelFreeFusion = .convex(vectorWeight: 0.1) }),
+            Method(name: "hashing: convex 0.2, partial 1", build: .hashing, options: o { $0.modelFreeFusion = .convex(vectorWeight: 0.2); $0.relaxedLexicalWeight = 1 }),
         ]
     }
 
@@ -173,9 +214,9 @@ enum EvalBench {
     }
 
     /// Builds the collection with `embedder` (unless an earlier build of the same inputs is there)
-    /// and installs it as corpus `python-docs` in `work/home-<build>`. Returns the home folder.
-    static func prepare(source: String, work: String, build: Build, embedder: any Embedder) async throws -> String {
-        let bundle = "\(work)/python-docs-\(build.rawValue).corpus.zip"
+    /// and installs it as corpus `id` in `work/home-<build>`. Returns the home folder.
+    static func prepare(source: String, work: String, id: String, build: Build, embedder: any Embedder) async throws -> String {
+        let bundle = "\(work)/\(id)-\(build.rawValue).corpus.zip"
         let stamp = bundle + ".inputs"
         let keyPath = "\(work)/eval.key"
         let key: SecretKey
@@ -188,7 +229,7 @@ enum EvalBench {
         let inputs = try inputsDigest(source: source, embedder: embedder)
         if FileManager.default.contents(atPath: stamp).map({ String(decoding: $0, as: UTF8.self) }) != inputs || !FileIO.exists(bundle) {
             let start = Date()
-            let summary = try CorpusBuilder.build(BuildOptions(source: source, id: "python-docs", version: CorpusVersion("1")!, title: "Python documentation (subset)"),
+            let summary = try CorpusBuilder.build(BuildOptions(source: source, id: id, version: CorpusVersion("1")!, title: "\(id) (eval subset)"),
                                                   key: key, output: bundle, embedder: embedder)
             let s = Date().timeIntervalSince(start)
             print("built \(build.rawValue): \(summary.documents) documents, \(summary.passages) passages in \(String(format: "%.1f", s)) s (\(String(format: "%.1f", Double(summary.passages) / s)) passages/s)")
@@ -198,9 +239,16 @@ enum EvalBench {
         }
         let home = "\(work)/home-\(build.rawValue)"
         FileIO.remove(home)
-        let corpusDir = "\(home)/corpora/local/python-docs"
+        let corpusDir = "\(home)/corpora/local/\(id)"
         try FileIO.createDirectory("\(corpusDir)/versions")
-        try BundleReader(path: bundle).extract(to: "\(corpusDir)/versions/1", trustedKeys: [key.publicKey])
+        let version = "\(corpusDir)/versions/1"
+        try BundleReader(path: bundle).extract(to: version, trustedKeys: [key.publicKey])
+        // The default bundle ships without its full-text index: build it as `corpus install` does
+        // (without it, BM25 finds nothing and every hybrid is its vector channel alone).
+        guard let manifestBytes = FileManager.default.contents(atPath: "\(version)/\(BundleLayout.manifest)") else {
+            throw BenchError("no manifest in \(version)")
+        }
+        if try Manifest.decode(manifestBytes).index == .install { try PackIndexer.build(packAt: "\(version)/\(BundleLayout.pack)") }
         guard symlink("versions/1", "\(corpusDir)/current") == 0 else { throw BenchError("symlink in \(corpusDir) failed") }
         return home
     }

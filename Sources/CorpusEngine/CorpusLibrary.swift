@@ -103,8 +103,8 @@ public final class CorpusLibrary: Sendable {
     /// Searches the selected installed corpora with both channels and fuses the results.
     ///
     /// Per corpus, the lexical channel (BM25) and the vector channel each rank their best
-    /// `perChannelDepth` passages; all those lists, from every corpus, are fused by reciprocal
-    /// rank fusion into one ranking (docs/engine.md), and the best `k` are returned.
+    /// `perChannelDepth` passages; all those lists, from every corpus, are fused into one ranking
+    /// (`fuse`, docs/engine.md "Fusion"), and the best `k` are returned.
     /// Each corpus's query embedder is the one its manifest names (`EmbedderResolver`); the query
     /// is embedded once per distinct embedder. Throws `EngineError.embedderMismatch`,
     /// `.embedderNotInstalled` or `.embedderModelMismatch` for a corpus whose embedder is not
@@ -126,7 +126,7 @@ public final class CorpusLibrary: Sendable {
         let tokens = FTSQuery.contentTokens(FTSQuery.tokens(query))
         let vectors = try queryVectors(query, tokens: tokens, corpora: corpora, options: options)
         let lists = try rankedLists(tokens: tokens, vectors: vectors, corpora: corpora, options: options, skipped: &skipped)
-        let fused = Self.fuse(lists, options: options, byScores: vectors.fromModel).prefix(max(0, options.k))
+        let fused = Self.fuse(lists, options: options, fromModel: vectors.fromModel).prefix(max(0, options.k))
         let hits = try self.hits(Array(fused), corpora: corpora, tokens: tokens)
         // Every selected corpus skipped: nothing was searched, and saying "no results" would hide it.
         if let first = skipped.first, Set(skipped.map(\.name)).count == selectedCount { throw first.error }
@@ -242,13 +242,21 @@ public final class CorpusLibrary: Sendable {
         var score: Double
     }
 
-    /// The lists fused as `options.fusion` says, by RRF unless `byScores` (a model's vector list
-    /// is among them): the hashing embedder's cosines are lexical too, and fusing them by score
-    /// lost to RRF (0.640 against 0.780 hit@5 in `make eval`), so they stay rank-fused.
+    /// The lists fused as `options.fusion` says when a model's vector list is among them
+    /// (`fromModel`), else as `options.modelFreeFusion` says: the hashing embedder's cosines are
+    /// lexical too, and neither rank nor score fusion with them kept what BM25 alone finds
+    /// (docs/engine.md "Fusion, measured"). Lexical lists alone are rank-fused.
     static func fuse(_ lists: [ReciprocalRankFusion.RankedList<PassageKey>], options: SearchOptions,
-                     byScores: Bool) -> [ReciprocalRankFusion.Fused<PassageKey>] {
-        guard case let .convex(vectorWeight) = options.fusion, byScores, lists.contains(where: { $0.channel == .vector }) else {
+                     fromModel: Bool) -> [ReciprocalRankFusion.Fused<PassageKey>] {
+        let fusion = fromModel ? options.fusion : options.modelFreeFusion
+        guard lists.contains(where: { $0.channel == .vector }) else {
             return ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights)
+        }
+        let vectorWeight: Double
+        switch fusion {
+        case .reciprocalRank: return ReciprocalRankFusion.fuse(lists, k: options.rrfK, weights: options.channelWeights)
+        case .lexicalFirst: return LexicalFirstFusion.fuse(lists, k: options.rrfK)
+        case let .convex(weight): vectorWeight = weight
         }
         var weights = options.channelWeights
         weights[.vector] = vectorWeight * (weights[.vector] ?? 1)

@@ -16,7 +16,9 @@ public struct Hit: Sendable, Hashable {
     /// A short excerpt with the query's terms between « and »; the passage's start when only
     /// the vector channel found it.
     public var snippet: String
-    /// The reciprocal-rank-fusion score: the sum of 1 / (k + rank) over the channels that found it.
+    /// The fused score, higher first: normalised scores combined (a model's vectors), 1 / (k + place)
+    /// (lexical first, the hashing embedder's), or the sum of 1 / (k + rank) over the channels
+    /// that found it (RRF); docs/engine.md "Fusion".
     public var score: Double
     /// 1-based rank within its corpus's lexical list; nil when the lexical channel did not find it.
     public var lexicalRank: Int?

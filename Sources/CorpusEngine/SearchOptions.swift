@@ -25,19 +25,28 @@ public struct SearchOptions: Sendable, Hashable {
     public static let defaultRelaxedLexicalWeight = 0.5
     /// Only passages whose timestamp is in this window (`--since`/`--until`, `TimeWindow`).
     public var timeWindow: TimeWindow?
-    /// How the channels' lists become one ranking (docs/engine.md "Fusion, measured").
+    /// How the channels' lists become one ranking when a model's vector list takes part
+    /// (docs/engine.md "Fusion, measured").
     public var fusion: Fusion = SearchOptions.defaultFusion
     /// Normalised scores, dense 0.8 and BM25 0.2: the best of the measured fusions, and above dense alone.
     public static let defaultFusion = Fusion.convex(vectorWeight: 0.8)
+    /// How they become one ranking when the only vectors are the model-free hashing embedder's,
+    /// whose cosines are lexical too (docs/engine.md "Fusion, measured").
+    public var modelFreeFusion: Fusion = SearchOptions.defaultModelFreeFusion
+    /// BM25's order, the hashing vectors breaking its ties and following it: the only rule measured
+    /// at or above BM25 alone on both `make eval` sets, and one that cannot rank a passage below BM25 alone.
+    public static let defaultModelFreeFusion = Fusion.lexicalFirst
 
-    /// Reciprocal rank fusion (ranks only), or a convex combination of the channels' normalised
-    /// scores (each over its list's best) with the vector channel weighted `vectorWeight` and the lexical one
-    /// `1 - vectorWeight` (`ScoreFusion`). A search without a model's vector list (lexical only, or
-    /// the hashing embedder only) always uses RRF, whose ladder-stage order is what compares
-    /// corpora lexically.
+    /// Reciprocal rank fusion (ranks only); a convex combination of the channels' normalised
+    /// scores (each over its list's best) with the vector channel weighted `vectorWeight` and the
+    /// lexical one `1 - vectorWeight` (`ScoreFusion`); or the lexical ranking with the vector
+    /// lists as its tie-break and its tail (`LexicalFirstFusion`). A search without any vector
+    /// list (lexical only) always uses RRF, whose ladder-stage order is what compares corpora
+    /// lexically.
     public enum Fusion: Sendable, Hashable {
         case reciprocalRank
         case convex(vectorWeight: Double)
+        case lexicalFirst
     }
 
     public init(k: Int = 10, perChannelDepth: Int = 50, corpora: [String] = [], lexicalOnly: Bool = false,

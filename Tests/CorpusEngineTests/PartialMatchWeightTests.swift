@@ -12,15 +12,16 @@ import CorpusTestSupport
         #expect(fused.map(\.score) == [1.0 / 61, 0.5 / 62])
     }
 
-    /// A passage the vector channel ranks second beats the lexical channel's first when that one
-    /// holds only one of the query's words: with equal weights the two would tie on score and the
-    /// lexical one win on key order.
+    /// Under RRF, a passage the vector channel ranks second beats the lexical channel's first when
+    /// that one holds only one of the query's words: with equal weights the two would tie on score
+    /// and the lexical one win on key order. (RRF is asked for: the hashing embedder's default is
+    /// lexical-first, `ModelFreeFusionTests`.)
     @Test func aPartialLexicalMatchCountsHalf() async throws {
         let home = TempDirectory("partial-weight")
         try PackFixture(id: "c", texts: ["a.md": ["zebra crossing rules", "how pedestrians cross a busy road safely"]]).install(home: home.path)
         let library = CorpusLibrary(home: home.path)
         var options = SearchOptions(k: 2)
-        options.fusion = .reciprocalRank
+        options.modelFreeFusion = .reciprocalRank
         let hits = try await library.search("zebra stripes", options: options)
         let lexicalOnlyHit = try #require(hits.first { $0.text == "zebra crossing rules" })
         #expect(lexicalOnlyHit.lexicalRank == 1)

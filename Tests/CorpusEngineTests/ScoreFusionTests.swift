@@ -31,10 +31,10 @@ import CorpusTestSupport
         #expect(ReciprocalRankFusion.fuse([vector, lexical]).first?.key == 2)
     }
 
-    /// Through the library: the hashing embedder's cosines are lexical too, so corpora embedded
-    /// with it are rank-fused even when score fusion is asked for (it lost to RRF on them in
-    /// `make eval`), and so is a lexical-only search (nothing to combine).
-    @Test func hashingAndLexicalOnlySearchesStayRankFused() async throws {
+    /// Through the library: the hashing embedder's cosines are lexical too, so `fusion` (score
+    /// fusion) does not apply to corpora embedded with it (`modelFreeFusion` does; it lost to
+    /// BM25 alone on them in `make eval`), nor to a lexical-only search (nothing to combine).
+    @Test func hashingAndLexicalOnlySearchesIgnoreScoreFusion() async throws {
         let home = TempDirectory("score-fusion")
         try PackFixture(id: "c", texts: ["a.md": ["zebra crossing rules", "how pedestrians cross a busy road safely", "zebra stripes"]]).install(home: home.path)
         let library = CorpusLibrary(home: home.path)
