@@ -109,10 +109,11 @@ struct FuzzRequestHead {
 enum RequestHeadFixture {
     static let fixture: StaticTreeFixture = try! StaticTreeFixture(catalogID: "harbour", bundleSize: 4096)
     nonisolated(unsafe) static let handler: RequestHandler = {
-        let tree = try! StaticTree(path: fixture.root)
-        let index = CatalogIndex(tree: tree)
+        // No small-file cache: every input takes the path through the tree.
+        let served = try! ServedTree(path: fixture.root, cacheBytes: 0)
+        let index = CatalogIndex(served: served)
         let verifier = EntitlementVerifier(key: FuzzKeys.secret.publicKey, audience: nil)
-        return RequestHandler(tree: tree, gate: Gatekeeper(verifier: verifier, index: index), metrics: ServerMetrics(), inlineLimit: 1 << 16)
+        return RequestHandler(served: served, gate: Gatekeeper(verifier: verifier, index: index), metrics: ServerMetrics(), inlineLimit: 1 << 16)
     }()
 }
 
