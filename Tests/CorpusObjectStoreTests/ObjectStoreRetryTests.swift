@@ -23,7 +23,9 @@ import CorpusTestSupport
         let client = try S3Client(endpoint: try S3Endpoint(parsing: server.baseURL, region: "us-east-1"),
                                   credentials: S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret"),
                                   retry: ObjectStoreRetry(attempts: 4, firstDelay: 30, maxDelay: 30))
-        let task = Task { () async -> ObjectStoreError? in
+        // On an executor of its own: in the whole parallel suite the blocking work of other
+        // suites held the shared pool so long that a plain Task never started (CI run, 220 s).
+        let task = Task(executorPreference: DedicatedExecutor(label: "s3-retry-cancel")) { () async -> ObjectStoreError? in
             do { _ = try await client.head(bucket: "b", key: "tree/catalog.json") } catch { return error as? ObjectStoreError }
             return nil
         }
