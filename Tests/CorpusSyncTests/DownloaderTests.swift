@@ -315,13 +315,19 @@ import Testing
     }
 
     @Test func cancellingStopsTheTransferAndKeepsThePartial() async throws {
+        // The whole test on an executor of its own: in the full parallel suite the blocking work of
+        // other suites held the shared pool so long that the download did not start, or the wait
+        // did not resume before the 30 s stall timeout retried (local runs of the whole suite).
+        let executor = DedicatedExecutor(label: "download-cancel")
+        try await withTaskExecutorPreference(executor) { try await cancelMidTransfer(on: executor) }
+    }
+
+    func cancelMidTransfer(on executor: DedicatedExecutor) async throws {
         let env = try SyncTestEnvironment(stallTimeout: 30)
         let server = try env.server { _ in .stallAfter(bytes: 2000) }
         let downloader = env.downloader
         let ref = env.tree.bundleRef
-        // On an executor of its own: in the whole parallel suite on two cores the blocking work of
-        // other suites held the shared pool so long that a plain Task had not started after 120 s.
-        let task = Task(executorPreference: DedicatedExecutor(label: "download-cancel")) {
+        let task = Task(executorPreference: executor) {
             try await downloader.download(ref, from: [Source(baseURL: server.baseURL, isOrigin: true)])
         }
         // Wait until the server has sent its bytes and gone silent, and fail naming what was seen if
