@@ -207,6 +207,10 @@ public enum TreeLayout {
     public static let pointer = "catalog.json"
     public static func catalogPath(version: Int) -> String { "catalogs/\(version).json" }
     public static func rootKeyPath(version: Int) -> String { "keys/root-\(version).json" }
+    /// One holder's signature of a format-2 root document: `keys/root-<N>.json.<KEYID>.minisig`.
+    public static func rootSignaturePath(version: Int, signer: KeyID) -> String { "\(rootKeyPath(version: version)).\(signer)\(signatureSuffix)" }
+    /// The freshness document, the second mutable file of a tree (replaced before the pointer).
+    public static let timestamp = "timestamp.json"
     public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
     /// `deltas/<sha256>.delta.zip`: a content-addressed delta (docs/format.md "Delta").
     public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
