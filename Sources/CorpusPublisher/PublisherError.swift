@@ -125,6 +125,13 @@ public struct RootShortfall: Equatable, Sendable, CustomStringConvertible {
     public let threshold: Int
     public let missing: [String]
 
+    public init(keysOf: Int, signed: Int, threshold: Int, missing: [String]) {
+        self.keysOf = keysOf
+        self.signed = signed
+        self.threshold = threshold
+        self.missing = missing
+    }
+
     public var description: String {
         "\(signed) of root \(keysOf)'s root keys signed, \(threshold) needed (not yet signed by \(missing.joined(separator: ", ")))"
     }

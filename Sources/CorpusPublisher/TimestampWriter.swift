@@ -51,11 +51,21 @@ public enum TimestampWriter {
         guard expiryRange.contains(expiresIn) else {
             throw PublisherError.lifetimeOutOfRange(what: "timestamp lifetime", seconds: expiresIn, range: expiryRange)
         }
+        _ = try checkRenewal(tree: tree, key: key)
+        let lock = try TreeLock.take(tree: tree)
+        defer { lock.release() }
+        // Again under the lock: a publish may have moved the pointer meanwhile.
+        let pointer = try checkRenewal(tree: tree, key: key)
+        let previous = try previousVersion(tree: tree)
+        return try write(catalog: pointer, version: previous + 1, key: key, tree: tree, now: now, expiresIn: expiresIn)
+    }
+
+    /// Every refusal of `renew`, read-only (a refused run leaves the tree as it was): returns the
+    /// pointer to the catalog to vouch for.
+    static func checkRenewal(tree: String, key: SecretKey) throws -> CatalogPointer {
         guard let pointerData = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.pointer)") else {
             throw PublisherError.nothingToTimestamp(tree: tree, reason: "it has no \(TreeLayout.pointer); run corpusd publish first")
         }
-        let lock = try TreeLock.take(tree: tree)
-        defer { lock.release() }
         let chain = try RootKeyChain.load(tree: tree)
         guard let newest = chain.newest else {
             throw PublisherError.nothingToTimestamp(tree: tree, reason: "it has no \(TreeLayout.rootKeyPath(version: 1)); run corpusd publish first")
@@ -65,8 +75,8 @@ public enum TimestampWriter {
             throw PublisherError.invalidTree(path: TreeLayout.pointer, reason: "not a catalog pointer")
         }
         try checkCatalogSigner(pointer.version, tree: tree, root: newest)
-        let previous = try previousVersion(tree: tree)
-        return try write(catalog: pointer, version: previous + 1, key: key, tree: tree, now: now, expiresIn: expiresIn)
+        _ = try previousVersion(tree: tree)
+        return pointer
     }
 
     /// Refuses to vouch for a catalog whose signature does not verify with a catalog key of `root`.
