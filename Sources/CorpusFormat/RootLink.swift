@@ -5,7 +5,9 @@ import Foundation
 ///
 /// - A format-2 root N+1 needs a threshold of root N's root keys and a threshold of its own root
 ///   keys (TUF's rule), each key counted once.
-/// - A format-1 root N+1 (a single-key tree's rotation) needs root N's signature, as before roles.
+/// - A format-1 root N+1 (a single-key tree's rotation) needs root N's signature, as before roles,
+///   in its one signature file: a missing, foreign or invalid signature is refused as such
+///   (`FormatError.signatureMissing`, `.untrustedKey`, `.signatureInvalid`), as it always was.
 /// - Once a tree is in format 2 it stays there: a format-1 root after it is refused.
 public enum RootLink {
     /// Why a root document is not the next trusted root.
@@ -33,15 +35,30 @@ public enum RootLink {
 
     /// Checks `next` (already parsed from the bytes `json`) against `previous` (nil: root 1, which
     /// signs itself) with the signature files offered, and returns the key ids whose signatures counted.
+    /// Throws a `Refusal`, or for a format-1 document the `FormatError` of its one signature.
     @discardableResult
-    public static func verify(_ next: RootRoles, json: Data, signatures: [Data], previous: RootRoles?) throws(Refusal) -> Set<KeyID> {
+    public static func verify(_ next: RootRoles, json: Data, signatures: [Data], previous: RootRoles?) throws -> Set<KeyID> {
         let expected = (previous?.version ?? 0) + 1
-        guard next.version == expected else { throw .wrongVersion(expected: expected, found: next.version) }
+        guard next.version == expected else { throw Refusal.wrongVersion(expected: expected, found: next.version) }
         let signer = previous ?? next
-        if signer.format > next.format { throw .formatDowngrade(from: signer.format, to: next.format) }
+        if signer.format > next.format { throw Refusal.formatDowngrade(from: signer.format, to: next.format) }
+        if next.format == 1 { return [try legacySigner(signatures, json: json, by: signer, version: next.version)] }
         var counted = try count(signatures, json: json, by: signer)
         if next.format >= 2 { counted.formUnion(try count(signatures, json: json, by: next)) }
         return counted
+    }
+
+    /// The one signature of a format-1 document, by the previous root's one key.
+    private static func legacySigner(_ signatures: [Data], json: Data, by root: RootRoles, version: Int) throws -> KeyID {
+        let file = TreeLayout.rootKeyPath(version: version) + TreeLayout.signatureSuffix
+        guard let data = signatures.first, !data.isEmpty else { throw FormatError.signatureMissing(file: file) }
+        guard let text = String(data: data, encoding: .utf8) else { throw FormatError.malformed(what: file, reason: "not UTF-8 text") }
+        let signature = try Signature(text: text)
+        guard root.holds(signature.keyID, as: .root), let key = root.keys[signature.keyID] else {
+            throw FormatError.untrustedKey(keyID: signature.keyID.description)
+        }
+        try key.verify(signature, message: json)
+        return signature.keyID
     }
 
     private static func count(_ signatures: [Data], json: Data, by root: RootRoles) throws(Refusal) -> Set<KeyID> {
