@@ -141,12 +141,15 @@ public enum RootCeremony {
         let counted: Set<KeyID>
         do {
             counted = try RootLink.verify(next, json: data, signatures: offered, previous: previous)
-        } catch {
-            switch error {
+        } catch let refusal as RootLink.Refusal {
+            switch refusal {
             case let .wrongVersion(expected, found): throw PublisherError.rootVersionMismatch(draft: found, expected: expected)
-            case .formatDowngrade: throw PublisherError.invalidRootDraft(path: path, reason: "\(error)")
+            case .formatDowngrade: throw PublisherError.invalidRootDraft(path: path, reason: "\(refusal)")
             case .thresholdNotMet: throw PublisherError.rootThresholdNotMet(version: next.version, shortfalls: shortfalls(data, offered, next, previous))
             }
+        } catch {
+            // A draft is format 2 (readDraft), so RootLink has nothing else to throw for it.
+            throw PublisherError.invalidRootDraft(path: path, reason: "\(error)")
         }
         // Install one file per counted key, each by its own signer: a copy of one holder's file
         // under another's name counted once and is installed once, under its signer's name.

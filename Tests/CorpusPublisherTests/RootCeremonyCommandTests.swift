@@ -99,6 +99,14 @@ import CorpusTestSupport
         #expect(cron.status == 0, "\(cron.stderr)")
         let stamped = try #require(try JSONSerialization.jsonObject(with: cron.stdoutData) as? [String: Any])
         #expect(stamped["version"] as? Int == 2 && stamped["catalog_version"] as? Int == 2)
+
+        // A client that ships root 1 (as TUF clients ship their first root) installs from it.
+        let server = try ServerProcess(BuiltProducts.corpusd, ["serve", c.tree, "--listen", "127.0.0.1:{PORT}"])
+        defer { _ = server.stop() }
+        let client = IntegrationClient("ceremony-client")
+        try client.must(["remote", "add", "main", server.url, "--trust", "\(c.tree)/keys/root-1.json"])
+        let installed2 = try client.run(["install", "tides"])
+        #expect(installed2.status == 0, "\(installed2.stderr)")
     }
 
     @Test func rootPublishBelowThresholdNamesTheKeysStillMissing() throws {
@@ -215,6 +223,13 @@ import CorpusTestSupport
         #expect(withoutOld.stderr.contains("0 of root 1's root keys signed, 1 needed (not yet signed by \(oldID))"))
         #expect(unchanged)
 
+        // A client that pinned the single key before the migration.
+        let server = try ServerProcess(BuiltProducts.corpusd, ["serve", c.tree, "--listen", "127.0.0.1:{PORT}"])
+        defer { _ = server.stop() }
+        let before = IntegrationClient("before-migration")
+        try before.must(["remote", "add", "main", server.url, "--trust", c.dir.url("old/root.pub")])
+        try before.must(["install", "tides"])
+
         let oldSign = try c.corpusd(["root", "sign", c.draft, "--key", c.dir.url("old/root.key")])
         #expect(oldSign.status == 0)
         #expect(oldSign.stdout.contains("is not a root key of root 2: its signature counts only if it is a root key of root 1"))
@@ -236,5 +251,15 @@ import CorpusTestSupport
         #expect((summary["timestamp"] as? [String: Any])?["version"] as? Int == 2)
         let chain = try RootKeyChain.load(tree: c.tree)
         #expect(chain.roots.map(\.format) == [1, 2])
+
+        // The client from before follows root 2 and takes the catalog its catalog key signed; a
+        // client that ships root 2 installs.
+        let synced = try before.run(["sync"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(try before.run(["verify"]).status == 0)
+        let after = IntegrationClient("after-migration")
+        try after.must(["remote", "add", "main", server.url, "--trust", "\(c.tree)/keys/root-2.json"])
+        let fresh = try after.run(["install", "tides"])
+        #expect(fresh.status == 0, "\(fresh.stderr)")
     }
 }
