@@ -12,12 +12,16 @@ struct TreeInventory {
     enum Role: Int, Comparable {
         /// Named by its hash: never changes, uploaded first.
         case contentAddressed
-        /// `keys/root-N.json` and its signature: immutable, needed to check catalogs signed by root N.
+        /// `keys/root-N.json` and its signatures (`.minisig`, or one `.<KEYID>.minisig` per holder):
+        /// immutable, needed to check catalogs signed by root N.
         case rootKeyDocument
         /// `catalogs/N.json` and its signature: immutable.
         case numberedCatalog
         /// Mutable files other than the pointer (`keys/root.pub`, `index.html`, …).
         case mutable
+        /// `timestamp.json` and its signature: mutable, after everything the new catalog names and
+        /// just before the pointer, as `corpusd publish` writes them.
+        case freshness
         /// `catalog.json`: last.
         case pointer
 
@@ -31,6 +35,9 @@ struct TreeInventory {
         var entitled: Bool
         /// The number that orders catalogs and root documents (N); 0 for others.
         var number: Int
+
+        /// 0 for a signature file, 1 for anything else.
+        var signatureRank: Int { path.hasSuffix(TreeLayout.signatureSuffix) ? 0 : 1 }
     }
 
     var files: [File] = []
@@ -62,7 +69,9 @@ struct TreeInventory {
             inventory.files.append(File(path: path, role: role, entitled: role == .contentAddressed && access[path] == true,
                                         number: number(in: path) ?? 0))
         }
-        inventory.files.sort { ($0.role, $0.number, $0.path) < ($1.role, $1.number, $1.path) }
+        // A root document's signatures go before it: a client that finds root-N.json finds what
+        // makes it trusted (it probes for the next root by name, not through the pointer).
+        inventory.files.sort { ($0.role, $0.number, $0.signatureRank, $0.path) < ($1.role, $1.number, $1.signatureRank, $1.path) }
         return inventory
     }
 
@@ -85,6 +94,7 @@ struct TreeInventory {
 
     static func role(of path: String) -> Role {
         if path == TreeLayout.pointer { return .pointer }
+        if path == TreeLayout.timestamp || path == TreeLayout.timestamp + TreeLayout.signatureSuffix { return .freshness }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if TreeLayout.isContentAddressed(name) { return .contentAddressed }
         if path.hasPrefix("catalogs/"), number(in: path) != nil { return .numberedCatalog }
@@ -92,10 +102,14 @@ struct TreeInventory {
         return .mutable
     }
 
-    /// N of `catalogs/N.json[.minisig]` or `keys/root-N.json[.minisig]`.
+    /// N of `catalogs/N.json[.minisig]` or `keys/root-N.json[.minisig]`, or of a holder's
+    /// signature `keys/root-N.json.<KEYID>.minisig`.
     static func number(in path: String) -> Int? {
         var name = Substring(path.split(separator: "/").last ?? "")
-        if name.hasSuffix(TreeLayout.signatureSuffix) { name = name.dropLast(TreeLayout.signatureSuffix.count) }
+        if name.hasSuffix(TreeLayout.signatureSuffix) {
+            name = name.dropLast(TreeLayout.signatureSuffix.count)
+            if name.hasPrefix("root-"), let holder = name.range(of: ".json.") { name = name[..<holder.upperBound].dropLast() }
+        }
         guard name.hasSuffix(".json") else { return nil }
         name = name.dropLast(5)
         if name.hasPrefix("root-") { name = name.dropFirst(5) }

@@ -28,8 +28,9 @@ public struct TreeUploadSummary: Sendable, Equatable {
 ///
 /// 1. content-addressed files (bundles, embedder artifacts, deltas), skipped when the object is
 ///    already there with the same size and SHA-256; entitled ones into the private location;
-/// 2. root key documents, then numbered catalogs (immutable);
-/// 3. the other mutable files (`keys/root.pub`, `index.html`);
+/// 2. root documents (each after its signatures), then numbered catalogs (immutable);
+/// 3. the other mutable files (`keys/root.pub`, `index.html`), then `timestamp.json` and its
+///    signature (mutable, like the pointer);
 /// 4. the pointer `catalog.json`, last;
 /// 5. only then, content-addressed objects the tree no longer holds (none that an unexpired
 ///    catalog names: the publisher keeps those), and public copies of bundles turned entitled.

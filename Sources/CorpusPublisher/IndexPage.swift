@@ -6,7 +6,25 @@ import CorpusFormat
 /// only its one inline script run (by hash) and forbids every fetch, so an escaping slip could not
 /// run script or call out. The filter box works from a file on disk: no server, no network.
 enum IndexPage {
-    static func render(_ catalog: Catalog, rootKeyID: String) -> String {
+    /// What a reader pins: a single-key tree's `keys/root.pub`, or a root document of a tree with
+    /// roles (it lists the catalog keys; such a tree has no `root.pub`).
+    enum Trust {
+        case singleKey(keyID: String)
+        case rootDocument(path: String, version: Int)
+
+        /// The file a reader downloads and the `.pub` its checks below use.
+        var file: String {
+            switch self {
+            case .singleKey: RootKeyChain.publicKeyPath
+            case let .rootDocument(path, _): path
+            }
+        }
+
+        var fileName: String { file.split(separator: "/").last.map(String.init) ?? file }
+    }
+
+    /// `signer`: the key id that signed the catalog and the bundles' manifests.
+    static func render(_ catalog: Catalog, signer: String, trust: Trust) -> String {
         let catalogFile = TreeLayout.catalogPath(version: catalog.version)
         return """
         <!doctype html>
@@ -18,15 +36,15 @@ enum IndexPage {
         </head><body>
         <h1>\(escape(catalog.title))</h1>
         <p>Catalog <code>\(escape(catalog.id))</code>, version \(catalog.version), issued \(escape(catalog.issued)), expires \(escape(catalog.expires)).
-        Signed by root key <code>\(escape(rootKeyID))</code> (<a href="\(RootKeyChain.publicKeyPath)">root.pub</a>).
-        Use it with <code>corpus remote add NAME URL --trust root.pub</code>. Entitled corpora need a token.</p>
+        \(signedBy(signer, trust))
+        Use it with <code>corpus remote add NAME URL --trust \(escape(trust.fileName))</code>. Entitled corpora need a token.</p>
         <p><label for="filter">Filter</label> <input id="filter" type="search" placeholder="title, id, language, license…" autocomplete="off">
         <span id="shown">\(catalog.corpora.count) of \(catalog.corpora.count) shown</span></p>
         <table id="corpora"><thead><tr><th>corpus</th><th>version</th><th>access</th><th>documents</th><th>passages</th><th>size</th>\
         <th>language</th><th>license</th><th>SHA-256</th></tr></thead>
         <tbody>
         \(catalog.corpora.map(row).joined())</tbody></table>
-        \(verifySection(catalogFile: catalogFile, example: catalog.corpora.first))
+        \(verifySection(catalogFile: catalogFile, example: catalog.corpora.first, signer: signer, trust: trust))
         <script>\(IndexPageAssets.script)</script>
         </body></html>
 
@@ -51,25 +69,44 @@ enum IndexPage {
         """
     }
 
-    /// How to check a download by hand: the catalog is signed by the root key, the catalog names
-    /// each bundle's SHA-256, and each bundle carries its own signed manifest.
-    private static func verifySection(catalogFile: String, example: CatalogEntry?) -> String {
+    private static func signedBy(_ signer: String, _ trust: Trust) -> String {
+        switch trust {
+        case .singleKey:
+            return "Signed by root key <code>\(escape(signer))</code> (<a href=\"\(trust.file)\">root.pub</a>)."
+        case let .rootDocument(path, version):
+            return "Signed by catalog key <code>\(escape(signer))</code>, which root \(version) "
+                + "(<a href=\"\(escape(path))\">\(escape(trust.fileName))</a>) lists for catalogs."
+        }
+    }
+
+    /// How to check a download by hand: the catalog is signed by the root key (a catalog key of
+    /// the root document), the catalog names each bundle's SHA-256, and each bundle carries its
+    /// own signed manifest.
+    private static func verifySection(catalogFile: String, example: CatalogEntry?, signer: String, trust: Trust) -> String {
         let file = escape(example.map(downloadName) ?? "ID-VERSION.corpus.zip")
         let hash = escape(example?.bundle.digest.hex ?? "SHA256")
         let catalogFile = escape(catalogFile)
+        let pub: String, keyStep: String
+        switch trust {
+        case .singleKey:
+            (pub, keyStep) = ("root.pub", "")
+        case .rootDocument:
+            // minisign reads a .pub file: the root document lists the key's base64 line by id.
+            (pub, keyStep) = ("catalog.pub", "<pre>printf 'untrusted comment: catalog key\\n%s\\n' \"$(jq -r '.keys.\"\(escape(signer))\"' \(escape(trust.fileName)))\" &gt; catalog.pub</pre>")
+        }
         return """
         <h2 id="verify">Verify a download</h2>
         <ol>
         <li>Check the bundle against the SHA-256 above:
         <pre>echo "\(hash)  \(file)" | sha256sum -c</pre></li>
-        <li>Check that the catalog which lists that SHA-256 is signed by the root key
+        <li>Check that the catalog which lists that SHA-256 is signed by the \(pub == "root.pub" ? "root key" : "catalog key")
         (get <a href="\(catalogFile)">\(catalogFile)</a>, <a href="\(catalogFile)\(TreeLayout.signatureSuffix)">its signature</a>
-        and <a href="\(RootKeyChain.publicKeyPath)">root.pub</a>):
-        <pre>minisign -Vm \(catalogFile.split(separator: "/").last.map(String.init) ?? catalogFile) -p root.pub</pre></li>
+        and <a href="\(escape(trust.file))">\(escape(trust.fileName))</a>):\(keyStep)
+        <pre>minisign -Vm \(catalogFile.split(separator: "/").last.map(String.init) ?? catalogFile) -p \(pub)</pre></li>
         <li>Check the manifest inside the bundle:
         <pre>unzip -p \(file) corpus.json &gt; corpus.json
         unzip -p \(file) corpus.json.minisig &gt; corpus.json.minisig
-        minisign -Vm corpus.json -p root.pub</pre></li>
+        minisign -Vm corpus.json -p \(pub)</pre></li>
         </ol>
         <p><code>corpus install</code> does all of this itself.</p>
         """

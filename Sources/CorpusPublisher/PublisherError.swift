@@ -14,6 +14,27 @@ public enum PublisherError: Error, Equatable, Sendable {
     case invalidCatalogSource(path: String, reason: String)
     /// The signing key is not the current root key of the published tree.
     case keyNotCurrentRoot(given: String, current: String, rootVersion: Int)
+    /// The signing key is not one of `role`'s keys in the tree's newest root document (format 2).
+    case keyNotInRole(given: String, role: RootRole, allowed: [String], rootVersion: Int)
+    /// `root publish`: the root keys that must sign root `version` have not all signed yet
+    /// (`shortfalls`: root N's threshold, the draft's own, or both).
+    case rootThresholdNotMet(version: Int, shortfalls: [RootShortfall])
+    /// A root draft is not the tree's next root version.
+    case rootVersionMismatch(draft: Int, expected: Int)
+    /// A root draft's options or file cannot make a root document (`reason` says which field).
+    case invalidRootDraft(path: String, reason: String)
+    /// A root draft whose expiry has passed: clients would refuse it at once.
+    case rootDraftExpired(version: Int, expires: String)
+    /// `rotate-key` on a tree whose root has roles (format 2): that takes a ceremony.
+    case rotationNeedsCeremony(rootVersion: Int)
+    /// `corpusd timestamp` on a tree with no catalog to vouch for.
+    case nothingToTimestamp(tree: String, reason: String)
+    /// The pointer's catalog is signed by a key that the newest root no longer lists for catalogs.
+    case catalogSignerRevoked(catalogVersion: Int, keyID: String, rootVersion: Int)
+    /// A duration outside the bounds of what it sets (`what`: "timestamp lifetime", "root lifetime").
+    case lifetimeOutOfRange(what: String, seconds: TimeInterval, range: ClosedRange<TimeInterval>)
+    /// A file the command would create exists already.
+    case fileExists(path: String)
     /// The published tree's own files (root keys, pointer, catalogs) are damaged.
     case invalidTree(path: String, reason: String)
     /// `rotate-key` was given the same key as new and current.
@@ -55,6 +76,22 @@ extension PublisherError: CustomStringConvertible {
         case let .keyNotCurrentRoot(given, current, version):
             return "key \(given) is not the tree's current root key \(current) (root version \(version))"
         case let .invalidTree(path, reason): return "published tree file \(path) is damaged: \(reason)"
+        case let .keyNotInRole(given, role, allowed, version):
+            return "key \(given) is not a \(role.rawValue) key of root \(version) (its \(role.rawValue) keys: \(allowed.joined(separator: ", ")))"
+        case let .rootThresholdNotMet(version, shortfalls):
+            return "root \(version) is not signed by enough root keys: " + shortfalls.map(\.description).joined(separator: "; ")
+        case let .rootVersionMismatch(draft, expected):
+            return "the draft is root \(draft), and the tree's next root is \(expected)"
+        case let .invalidRootDraft(path, reason): return "root draft \(path): \(reason)"
+        case let .rootDraftExpired(version, expires): return "root \(version) expired at \(expires)"
+        case let .rotationNeedsCeremony(version):
+            return "root \(version) of this tree has roles and thresholds; rotate-key changes only single-key trees"
+        case let .nothingToTimestamp(tree, reason): return "\(tree) has no catalog to timestamp: \(reason)"
+        case let .catalogSignerRevoked(catalogVersion, keyID, rootVersion):
+            return "catalog \(catalogVersion) is signed by key \(keyID), which is not a catalog key of root \(rootVersion)"
+        case let .lifetimeOutOfRange(what, seconds, range):
+            return "a \(what) of \(Int(seconds)) s is outside \(Int(range.lowerBound)) s to \(Int(range.upperBound)) s"
+        case let .fileExists(path): return "\(path) already exists; refusing to overwrite it"
         case let .sameKey(keyID): return "the new key \(keyID) is the current key"
         case let .invalidPrebuiltBundle(path, reason): return "prebuilt bundle \(path): \(reason)"
         case let .catalogIDChanged(tree, published, catalog):
@@ -77,5 +114,25 @@ extension PublisherError: CustomStringConvertible {
         case let .linkLeavesFolder(path, folder):
             return "\(path) is a symbolic link leading outside \(folder); the publisher reads only files inside the folders catalog.json names"
         }
+    }
+}
+
+/// One threshold of root keys a root draft does not meet yet: root `keysOf`'s root keys, `signed`
+/// of which signed, `threshold` needed; `missing` names the keys that have not signed.
+public struct RootShortfall: Equatable, Sendable, CustomStringConvertible {
+    public let keysOf: Int
+    public let signed: Int
+    public let threshold: Int
+    public let missing: [String]
+
+    public init(keysOf: Int, signed: Int, threshold: Int, missing: [String]) {
+        self.keysOf = keysOf
+        self.signed = signed
+        self.threshold = threshold
+        self.missing = missing
+    }
+
+    public var description: String {
+        "\(signed) of root \(keysOf)'s root keys signed, \(threshold) needed (not yet signed by \(missing.joined(separator: ", ")))"
     }
 }

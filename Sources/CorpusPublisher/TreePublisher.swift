@@ -32,13 +32,18 @@ public struct PublishSummary: Sendable {
     public var createdRootKey: Bool
     /// Fields holding terminal control characters: the catalog's (every publish) and documents' (when built).
     public var warnings: [TextWarning]
+    /// The freshness document this publish signed; nil when no timestamp key was at hand.
+    public var timestamp: TimestampDocument?
+    /// What the tree's keys cost or need (`KeyNotice`), each once.
+    public var notices: [KeyNotice]
 }
 
 /// `corpusd publish`: turns a catalog folder into a static tree (docs/format.md "Published tree").
 ///
 /// Order matters to readers of the tree while it is being written: bundles first (new names,
 /// content-addressed, so nothing a client is reading changes), then keys, then the signed
-/// catalog, then `index.html`, and the pointer `catalog.json` last, atomically. Every publish
+/// catalog, then `index.html`, then the freshness document `timestamp.json`, and the pointer
+/// `catalog.json` last, atomically. Every publish
 /// writes a new catalog version, even when no bundle changed: that is also how the expiry
 /// is renewed. Bundles no unexpired catalog references are removed afterwards.
 ///
@@ -67,13 +72,19 @@ public enum TreePublisher {
         var deltas: [DeltaPublisher.Staged] = []
     }
 
-    public static func publish(catalogDirectory: String, output: String, key: SecretKey,
+    /// `key` signs the catalog, bundles, deltas and model artifacts: a catalog key of the tree's
+    /// newest root (in a single-key tree, its one key). The timestamp is signed by `timestampKey`,
+    /// else by `key` when it holds the timestamp role too, else not at all (a notice says so).
+    public static func publish(catalogDirectory: String, output: String, key: SecretKey, timestampKey: SecretKey? = nil,
                                expiresIn: TimeInterval = defaultExpiry, now: Date = Date(),
                                embedder: any Embedder = HashingEmbedder(), deltaBases: Int = defaultDeltaBases,
                                progress: (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         guard expiryRange.contains(expiresIn) else { throw PublisherError.expiryOutOfRange(seconds: expiresIn, range: expiryRange) }
         let source = try CatalogSource.load(directory: catalogDirectory)
         let (chain, history) = try checkBeforeBuilding(source, catalogDirectory: catalogDirectory, tree: output, key: key)
+        let roles = chain.roles(publishingWith: key)
+        let timestampSigner = try timestampSigner(key: key, timestampKey: timestampKey, chain: chain, roles: roles)
+        let timestampVersion = try TimestampWriter.previousVersion(tree: output) + 1
         let embedders = try PublishEmbedders(source: source, catalogDirectory: catalogDirectory, fallback: embedder)
 
         for dir in ["", "/bundles", "/catalogs", "/keys"] { try FileIO.createDirectory(output + dir) }
@@ -85,7 +96,7 @@ public enum TreePublisher {
         defer { FileIO.remove(staging) }
 
         var cache = BuildCache.load(tree: output)
-        let trustedKeys = chain.documents.compactMap { try? $0.publicKey() } + [key.publicKey]
+        let trustedKeys = chain.catalogKeys + [key.publicKey]
         var prepared = try source.corpora.map { e in
             try prepare(e, catalogDirectory: catalogDirectory, embedders: embedders, cache: cache, key: key, tree: output,
                         staging: staging, trustedKeys: trustedKeys, progress: progress)
@@ -107,22 +118,46 @@ public enum TreePublisher {
         cache.corpora = cache.corpora.filter { id, _ in source.corpora.contains { $0.id == id } }
         try cache.save(tree: output)
 
-        var rootDoc = chain.current
-        if rootDoc == nil {
-            rootDoc = try RootKeyChain.write(version: 1, newKey: key.publicKey, signer: key, created: now, tree: output)
+        if chain.newest == nil {
+            try RootKeyChain.write(version: 1, newKey: key.publicKey, signer: key, created: now, tree: output)
         }
         let catalog = Catalog(id: source.id, title: source.title, version: history.latestVersion + 1, issued: now,
-                              expires: now.addingTimeInterval(expiresIn), rootVersion: rootDoc!.version,
+                              expires: now.addingTimeInterval(expiresIn), rootVersion: roles.version,
                               corpora: prepared.map(catalogEntry),
                               embedders: artifacts.isEmpty ? nil : artifacts.map(\.entry).sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
-        try writeCatalog(catalog, key: key, tree: output)
+        let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output) { pointer in
+            try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
+                                                              expiresIn: TimestampWriter.defaultExpiry) }
+        }
 
         let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
-                              createdRootKey: chain.current == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings))
+                              createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),
+                              timestamp: timestamp, notices: KeyNotice.notices(root: roles, timestampSigned: timestamp != nil, now: now))
+    }
+
+    /// The key that signs this publish's timestamp: `timestampKey` when given (it must be a
+    /// timestamp key of the newest root), else `key` when it holds that role, else none.
+    static func timestampSigner(key: SecretKey, timestampKey: SecretKey?, chain: RootKeyChain, roles: RootRoles) throws -> SecretKey? {
+        if let timestampKey {
+            // A new tree's root 1 is the publishing key's alone: a second key would hold no role.
+            if chain.newest == nil, timestampKey.publicKey != key.publicKey {
+                throw PublisherError.keyNotCurrentRoot(given: timestampKey.keyID.description, current: key.keyID.description, rootVersion: 1)
+            }
+            try chain.checkSigner(timestampKey, as: .timestamp)
+            return timestampKey
+        }
+        return roles.holds(key.keyID, as: .timestamp) ? key : nil
+    }
+
+    /// What `index.html` tells a reader to trust: the single key's `root.pub`, or the newest root
+    /// document of a tree with roles (which has no `root.pub`).
+    static func trustNote(_ roles: RootRoles) -> IndexPage.Trust {
+        roles.format == 1 ? .singleKey(keyID: roles.role(.root).keyIDs[0].description)
+            : .rootDocument(path: TreeLayout.rootKeyPath(version: roles.version), version: roles.version)
     }
 
     /// Moves what was staged (bundles, their deltas, model artifacts) to its content-addressed place.
@@ -139,7 +174,7 @@ public enum TreePublisher {
     static func checkBeforeBuilding(_ source: CatalogSource, catalogDirectory: String, tree: String,
                                     key: SecretKey) throws -> (RootKeyChain, TreeHistory) {
         let chain = try RootKeyChain.load(tree: tree)
-        try chain.checkSigner(key)
+        try chain.checkSigner(key, as: .catalog)
         let history = try TreeHistory.load(tree: tree)
         try history.checkCatalogID(source.id, tree: tree)
         for e in source.corpora {
@@ -262,17 +297,21 @@ public enum TreePublisher {
         return layout
     }
 
-    /// Writes the signed catalog, `index.html`, then the pointer, each atomically.
-    static func writeCatalog(_ catalog: Catalog, key: SecretKey, tree: String) throws {
+    /// Writes the signed catalog, `index.html`, what `beforePointer` writes (the timestamp), then
+    /// the pointer, each atomically.
+    static func writeCatalog<T>(_ catalog: Catalog, key: SecretKey, trust: IndexPage.Trust, tree: String,
+                                beforePointer: (CatalogPointer) throws -> T) throws -> T {
         let bytes = try catalog.canonicalBytes()
         let signature = try key.sign(bytes, trustedComment: catalog.trustedComment,
-                                     untrustedComment: "catalog \(catalog.id) version \(catalog.version), root key \(key.keyID)")
+                                     untrustedComment: "catalog \(catalog.id) version \(catalog.version), key \(key.keyID)")
         let catalogPath = "\(tree)/\(TreeLayout.catalogPath(version: catalog.version))"
         try FileIO.writeAtomically(bytes, to: catalogPath)
         try FileIO.writeAtomically(Data(signature.fileText.utf8), to: catalogPath + TreeLayout.signatureSuffix)
-        try FileIO.writeAtomically(Data(IndexPage.render(catalog, rootKeyID: key.keyID.description).utf8), to: "\(tree)/index.html")
-        let pointer = try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: catalog.version))
-        try FileIO.writeAtomically(pointer, to: "\(tree)/\(TreeLayout.pointer)")
+        try FileIO.writeAtomically(Data(IndexPage.render(catalog, signer: key.keyID.description, trust: trust).utf8), to: "\(tree)/index.html")
+        let pointer = CatalogPointer(id: catalog.id, version: catalog.version)
+        let written = try beforePointer(pointer)
+        try FileIO.writeAtomically(try CanonicalJSON.encode(pointer), to: "\(tree)/\(TreeLayout.pointer)")
+        return written
     }
 
     static func bundleIntact(_ ref: BundleRef, tree: String) -> Bool { ref.matches(fileAt: "\(tree)/\(ref.path)") }

@@ -2,8 +2,9 @@ import CorpusFormat
 
 /// Content-Type, Cache-Control and ETag for a file of the published tree, by where it lives.
 ///
-/// Immutable files (content-addressed bundles, numbered catalogs and root keys) are cached for a
-/// year; the mutable entry points (`catalog.json`, `index.html`, `keys/root.pub`) and anything
+/// Immutable files (content-addressed bundles, numbered catalogs, root documents and each holder's
+/// signature of one) are cached for a year; the mutable entry points (`catalog.json`,
+/// `timestamp.json`, re-signed from cron, `index.html`, `keys/root.pub`) and anything
 /// else must be revalidated every time so that a new publish is seen at once. Bundles of entitled
 /// corpora are `private`: a shared cache must never hand one to a client without a token.
 enum FilePolicy {

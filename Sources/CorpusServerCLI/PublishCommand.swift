@@ -4,26 +4,28 @@ import CorpusFormat
 import CorpusPublisher
 import CorpusObjectStore
 
-/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--expires DURATION] [--to s3://… --endpoint URL [--private s3://…]]`
+/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--timestamp-key KEY] [--expires DURATION] [--to s3://… --endpoint URL [--private s3://…]]`
 struct PublishCommand: ServerCommand {
     static let out = Option.path("--out", "PUBLIC_DIR", "the static tree to write (created if missing)").required()
-    static let key = Option.path("--key", "KEY", "the tree's current root secret key").required()
+    static let key = Option.path("--key", "KEY", "a catalog secret key of the tree's newest root (a single-key tree: its key)").required()
+    static let timestampKey = Option.path("--timestamp-key", "KEY", "a timestamp secret key of the newest root, to sign timestamp.json too")
     static let expires = Option.duration("--expires", .catalogExpiry, "catalog lifetime, like 12h, 30d or 2w (default: 30d)")
     static let deltas = Option.integer("--deltas", "K", in: 0...16, "write deltas from each of the last K versions still referenced (default \(TreePublisher.defaultDeltaBases))")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, expires, deltas] + ObjectStoreOptions.uploadOptions)
+                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, timestampKey, expires, deltas] + ObjectStoreOptions.uploadOptions)
 
     let context: ServerContext
 
     func run() async throws -> Int32 {
         let expires = cmd.duration(Self.expires) ?? TreePublisher.defaultExpiry
         let key = try SecretKey(contentsOf: cmd.required(Self.key))
+        let timestampKey = try cmd.value(Self.timestampKey).map { try SecretKey(contentsOf: $0) }
         let out = try cmd.required(Self.out)
         let bases = cmd.int(Self.deltas) ?? TreePublisher.defaultDeltaBases
         let env = context.environment
         // Every mistake in the object-storage options is refused before anything is built.
         let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
-        let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, expiresIn: expires,
+        let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, timestampKey: timestampKey, expiresIn: expires,
                                                 deltaBases: bases) { step in
             Self.draw(step, console)
         }
@@ -37,6 +39,8 @@ struct PublishCommand: ServerCommand {
             if summary.createdRootKey { console.info("created root key 1 (\(key.keyID)): \(out)/keys/root-1.json, \(out)/keys/root.pub") }
             for r in summary.removed { console.info("removed unreferenced \(r)") }
             console.info("published catalog \(c.id) version \(c.version) (\(c.corpora.count) corpora, \(summary.built.count) built, \(summary.reused.count) unchanged), expires \(c.expires)")
+            if let t = summary.timestamp { console.info("signed \(TreeLayout.timestamp) version \(t.version), expires \(t.expires)") }
+            for n in summary.notices { console.err("warning: \(n.message)") }
             if let upload, let target {
                 console.info("uploaded to \(target.publicLocation): \(upload.uploaded.count) object(s) (\(ByteFormat.size(upload.uploadedBytes))), \(upload.present.count) already there, \(upload.deleted.count) deleted")
             }
@@ -72,7 +76,7 @@ struct PublishCommand: ServerCommand {
         }
     }
 
-    /// `{"catalog", "version", "expires", "root_version", "built", "reused", "removed", "warnings", "corpora", "upload"?}`
+    /// `{"catalog", "version", "expires", "root_version", "built", "reused", "removed", "warnings", "corpora", "timestamp", "notices", "upload"?}`
     struct Published: Encodable {
         struct Corpus: Encodable {
             struct Delta: Encodable {
@@ -102,11 +106,31 @@ struct PublishCommand: ServerCommand {
         let removed: [String]
         let warnings: [WarningEntry]
         let corpora: [Corpus]
+        /// null when this publish signed no timestamp (`notices` says why).
+        let timestamp: TimestampSigned?
+        let notices: [NoticeEntry]
         /// Only with `--to`.
         let upload: UploadResult?
 
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(catalog, forKey: .catalog)
+            try c.encode(version, forKey: .version)
+            try c.encode(expires, forKey: .expires)
+            try c.encode(rootVersion, forKey: .rootVersion)
+            try c.encode(built, forKey: .built)
+            try c.encode(reused, forKey: .reused)
+            try c.encode(removed, forKey: .removed)
+            try c.encode(warnings, forKey: .warnings)
+            try c.encode(corpora, forKey: .corpora)
+            // Present as null: a script tells "not signed this time" from an older corpusd.
+            try c.encode(timestamp, forKey: .timestamp)
+            try c.encode(notices, forKey: .notices)
+            try c.encodeIfPresent(upload, forKey: .upload)
+        }
+
         enum CodingKeys: String, CodingKey {
-            case catalog, version, expires, built, reused, removed, warnings, corpora, upload
+            case catalog, version, expires, built, reused, removed, warnings, corpora, timestamp, notices, upload
             case rootVersion = "root_version"
         }
 
@@ -121,6 +145,8 @@ struct PublishCommand: ServerCommand {
             reused = summary.reused
             removed = summary.removed
             warnings = summary.warnings.map(WarningEntry.init)
+            timestamp = summary.timestamp.map(TimestampSigned.init)
+            notices = summary.notices.map(NoticeEntry.init)
             corpora = c.corpora.map { e in
                 Corpus(id: e.id, version: e.version.description, bundle: e.bundle.path, size: e.bundle.size,
                        deltas: (e.deltas ?? []).map { .init(fromVersion: $0.fromVersion.description, path: $0.path, size: $0.size) })

@@ -2,7 +2,7 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusPublisher
 
-/// A refused `corpusd build`, `publish` or `rotate-key` as the publisher sees it.
+/// A refused `corpusd build`, `publish`, `rotate-key`, `timestamp` or `root …` as the publisher sees it.
 enum PublisherErrors {
     static func report(_ e: PublisherError) -> ErrorReport {
         switch e {
@@ -15,6 +15,37 @@ enum PublisherErrors {
         case let .keyNotCurrentRoot(_, current, _):
             return ErrorReport(code: "wrong-key", message: e.description,
                                hint: "sign with the key whose id is \(current) (after corpusd rotate-key, the new key)", kind: .verification)
+        case let .keyNotInRole(_, role, allowed, version):
+            return ErrorReport(code: "key-not-in-role", message: e.description,
+                               hint: "sign with one of the \(role.rawValue) keys of root \(version) (\(allowed.joined(separator: ", "))), or change the roles with corpusd root draft",
+                               kind: .verification)
+        case let .rootThresholdNotMet(version, _):
+            return ErrorReport(code: "root-threshold", message: e.description,
+                               hint: "have the holders of the missing keys run corpusd root sign on the draft of root \(version), then run corpusd root publish again",
+                               kind: .verification)
+        case let .rootVersionMismatch(_, expected):
+            return ErrorReport(code: "root-version", message: e.description,
+                               hint: "make the draft again with corpusd root draft --from PUBLIC_DIR (it will be root \(expected)) and have it signed", kind: .usage)
+        case .invalidRootDraft:
+            return ErrorReport(code: "root-draft", message: e.description, hint: "see corpusd root draft --help and docs/operations.md", kind: .usage)
+        case .rootDraftExpired:
+            return ErrorReport(code: "root-expired", message: e.description,
+                               hint: "make a new draft with a later --expires and have it signed again", kind: .usage)
+        case .rotationNeedsCeremony:
+            return ErrorReport(code: "needs-ceremony", message: e.description,
+                               hint: "change keys with corpusd root draft, corpusd root sign by the root holders, then corpusd root publish (docs/operations.md)",
+                               kind: .usage)
+        case .nothingToTimestamp:
+            return ErrorReport(code: "no-catalog", message: e.description, hint: "publish a catalog with corpusd publish first", kind: .usage)
+        case let .catalogSignerRevoked(_, _, version):
+            return ErrorReport(code: "catalog-key-revoked", message: e.description,
+                               hint: "publish a new catalog with a catalog key of root \(version) (corpusd publish --key), which signs the timestamp too",
+                               kind: .usage)
+        case let .lifetimeOutOfRange(what, _, range):
+            return ErrorReport(code: "usage", message: e.description,
+                               hint: "give a \(what) from \(DurationOption.format(range.lowerBound)) to \(DurationOption.format(range.upperBound))", kind: .usage)
+        case .fileExists:
+            return ErrorReport(code: "exists", message: e.description, hint: "choose another file name, or remove it first", kind: .localIO)
         case .invalidTree:
             return ErrorReport(code: "damaged-tree", message: e.description, hint: "restore the published tree from a backup", kind: .verification)
         case .sameKey:

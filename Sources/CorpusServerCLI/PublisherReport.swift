@@ -39,6 +39,35 @@ struct WarningEntry: Encodable {
     }
 }
 
+/// `{"code", "message"}`: what a publish says about the tree's keys (`KeyNotice`).
+struct NoticeEntry: Encodable {
+    let code: String
+    let message: String
+
+    init(_ n: KeyNotice) {
+        code = n.code
+        message = n.message
+    }
+}
+
+/// `{"version", "expires", "catalog_version"}`: the timestamp a command signed.
+struct TimestampSigned: Encodable {
+    let version: Int
+    let expires: String
+    let catalogVersion: Int
+
+    enum CodingKeys: String, CodingKey {
+        case version, expires
+        case catalogVersion = "catalog_version"
+    }
+
+    init(_ t: TimestampDocument) {
+        version = t.version
+        expires = t.expires
+        catalogVersion = t.catalog.version
+    }
+}
+
 /// One step of `corpusd build --json` as a JSON line on stderr.
 struct BuildEventLine: Encodable {
     let step: BuildProgress

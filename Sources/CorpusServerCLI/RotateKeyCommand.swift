@@ -8,7 +8,7 @@ struct RotateKeyCommand: ServerCommand {
     static let out = Option.path("--out", "PUBLIC_DIR", "the published tree").required()
     static let key = Option.path("--key", "CURRENT.key", "the current root secret key").required()
     static let newKey = Option.path("--new-key", "NEW.key", "the secret key to rotate to (make one with corpusd keygen)").required()
-    static let spec = CommandSpec(["rotate-key"], "add root key N+1 (NEW.key) to the tree, signed by the current root key; then publish with --key NEW.key",
+    static let spec = CommandSpec(["rotate-key"], "add root key N+1 (NEW.key) to a single-key tree, signed by the current root key; then publish with --key NEW.key",
                                   options: [out, key, newKey])
 
     let context: ServerContext

@@ -18,7 +18,8 @@ protocol ServerCommand: Command where Context == ServerContext {}
 public enum ServerProgram {
     /// The command table, in the order `--help` lists them.
     static let commands: [any ServerCommand.Type] = [
-        KeygenCommand.self, BuildCommand.self, PublishCommand.self, RotateKeyCommand.self,
+        KeygenCommand.self, BuildCommand.self, PublishCommand.self, TimestampCommand.self, RotateKeyCommand.self,
+        RootDraftCommand.self, RootSignCommand.self, RootPublishCommand.self,
         ServeCommand.self, MirrorCommand.self, UploadCommand.self, TokenCommand.self,
     ]
 

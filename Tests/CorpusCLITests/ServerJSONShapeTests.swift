@@ -16,6 +16,9 @@ import CorpusFormat
     static let catalog = Catalog(id: "probe", title: "Probe", version: 3, issued: F.day, expires: F.day, rootVersion: 1,
                                  corpora: [F.entry("tides")])
 
+    static let timestamp = TimestampDocument(version: 7, issued: F.day, expires: F.day,
+                                             catalog: .init(id: "probe", version: 3, path: "catalogs/3.json", digest: SHA256Digest(bytes: [UInt8](repeating: 1, count: 32)), size: 10))
+
     static let shapes: [(name: String, json: String, expected: String)] = [
         ("keygen", JSONOutput.string(KeygenCommand.Written(key: "/k/x.key", publicKey: "/k/x.pub", keyID: "98699569EDD7EB9A")),
          #"{"key":"/k/x.key","key_id":"98699569EDD7EB9A","public_key":"/k/x.pub"}"#),
@@ -41,9 +44,26 @@ import CorpusFormat
         ("build: packed", JSONOutput.string(BuildEventLine(.packed)), #"{"event":"packed"}"#),
         ("build: bundled", JSONOutput.string(BuildEventLine(.bundled(bytes: 3735))), #"{"event":"bundled","size":3735}"#),
         ("publish", JSONOutput.string(PublishCommand.Published(PublishSummary(catalog: catalog, built: ["tides"], reused: ["knots"], removed: [bundle],
-                                                                              createdRootKey: false, warnings: [warning]))),
-         #"{"built":["tides"],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","removed":["\#(bundle)"],"reused":["knots"],"root_version":1,"version":3,"#
+                                                                              createdRootKey: false, warnings: [warning], timestamp: nil,
+                                                                              notices: [.timestampNotUpdated(rootVersion: 2, timestampKeys: ["18DF761883CA543E"])]))),
+         #"{"built":["tides"],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","#
+         + #""notices":[{"code":"timestamp-not-updated","message":"timestamp.json was not updated (no timestamp key of root 2 was given: 18DF761883CA543E); run corpusd timestamp PUBLIC_DIR --key TIMESTAMP_KEY, or publish with --timestamp-key"}],"#
+         + #""removed":["\#(bundle)"],"reused":["knots"],"root_version":1,"timestamp":null,"version":3,"#
          + #""warnings":[{"field":"text","owner":"corpus tides, document a.md","text":"High water \\x1b[31mlater/earlier."}]}"#),
+        ("publish, single key", JSONOutput.string(PublishCommand.Published(PublishSummary(catalog: catalog, built: [], reused: [], removed: [], createdRootKey: true, warnings: [],
+                                                                                          timestamp: Self.timestamp, notices: [.oneKeyHoldsEveryRole(keyID: "EEF5265B4ED4E2ED")]))),
+         #"{"built":[],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","#
+         + #""notices":[{"code":"single-key","message":"\#(KeyNotice.oneKeyHoldsEveryRole(keyID: "EEF5265B4ED4E2ED").message)"}],"#
+         + #""removed":[],"reused":[],"root_version":1,"timestamp":{"catalog_version":3,"expires":"\#(F.dayText)","version":7},"version":3,"warnings":[]}"#),
+        ("timestamp", JSONOutput.string(TimestampSigned(Self.timestamp)), #"{"catalog_version":3,"expires":"\#(F.dayText)","version":7}"#),
+        ("root draft", JSONOutput.string(RootDraftCommand.Drafted(path: "root-2.json", rootVersion: 2, expires: F.dayText,
+                                                                  needs: [.init(rootVersion: 1, threshold: 1, keys: ["EEF5265B4ED4E2ED"])])),
+         #"{"expires":"\#(F.dayText)","needs":[{"keys":["EEF5265B4ED4E2ED"],"root_version":1,"threshold":1}],"path":"root-2.json","root_version":2}"#),
+        ("root sign", JSONOutput.string(RootSignCommand.SignedOut(RootCeremony.Signed(path: "root-2.json.EEF5265B4ED4E2ED.minisig", version: 2,
+                                                                                      keyID: "EEF5265B4ED4E2ED", isRootKey: false))),
+         #"{"key_id":"EEF5265B4ED4E2ED","path":"root-2.json.EEF5265B4ED4E2ED.minisig","root_key":false,"root_version":2}"#),
+        ("root publish", JSONOutput.string(RootPublishCommand.Installed(rootVersion: 2, signers: ["EEF5265B4ED4E2ED"], removedPublicKey: true)),
+         #"{"removed_root_pub":true,"root_version":2,"signers":["EEF5265B4ED4E2ED"]}"#),
         ("publish: building", JSONOutput.string(PublishEventLine(.building(id: "tides"))), #"{"event":"building","id":"tides"}"#),
         ("publish: built", JSONOutput.string(PublishEventLine(.built(id: "tides", documents: 1, passages: 2, skipped: [SkippedFile(path: "x.bin", reason: "binary")]))),
          #"{"documents":1,"event":"built","id":"tides","passages":2,"skipped":[{"path":"x.bin","reason":"binary"}]}"#),

@@ -55,6 +55,8 @@ import CorpusTestSupport
         #expect(ranged.body == tree.bundleBytes["paid-atlas"]!.subdata(in: 100..<200))
 
         #expect(try get("/catalog.json").header("Cache-Control") == "no-cache")
+        try tree.dir.write("timestamp.json", #"{"version":1}"#)
+        #expect(try get("/timestamp.json").header("Cache-Control") == "no-cache")
         #expect(try get("/catalogs/1.json").header("Cache-Control") == "public, max-age=31536000, immutable")
         try tree.dir.write(".secret", "hidden")
         #expect(try get("/.secret").status == 404)
