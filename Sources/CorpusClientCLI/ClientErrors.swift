@@ -38,6 +38,12 @@ enum ClientErrors {
         switch e {
         case .rollback: return "a server is replaying an old catalog; try again later or another mirror"
         case .expired: return "the server has not published a fresh catalog; tell its operator"
+        case .timestampExpired: return "the server or mirror serves frozen content; try again later or another mirror, or tell its operator"
+        case .timestampRollback: return "a server is replaying an old timestamp; try again later or another mirror"
+        case .timestampMissing: return "the server or mirror serves an incomplete tree; try another mirror or tell its operator"
+        case .rootExpired: return "the publisher's root key holders must sign a new root (corpusd root draft/sign/publish); tell them"
+        case .rootNotTrusted: return "the tree's new root is not signed by enough of the root keys you trust; tell the publisher"
+        case .unsupportedFormat: return "update corpus to a release that reads this catalog"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict:
             return "check that the key you pinned is the publisher's (corpus remote add … --trust)"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:

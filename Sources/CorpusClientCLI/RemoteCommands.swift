@@ -8,7 +8,7 @@ import CorpusSync
 struct RemoteAddCommand: ClientCommand {
     static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
     static let storage = Option.repeatable("--storage", "ORIGIN", "an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there")
-    static let trust = Option.path("--trust", "PUB", "the catalog's root public key (minisign .pub file)").required()
+    static let trust = Option.path("--trust", "FILE", "the catalog's root: its root public key (minisign .pub file) or a root document (keys/root-N.json)").required()
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
                                   positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust])
 
@@ -16,17 +16,27 @@ struct RemoteAddCommand: ClientCommand {
 
     func run() throws -> Int32 {
         let name = cmd.positionals[0], url = cmd.positionals[1]
-        let keyPath = try cmd.required(Self.trust)
-        let key = try PublicKey(contentsOf: keyPath)
-        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), trust: key)
+        let anchor = try Self.anchor(cmd.required(Self.trust))
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), anchor: anchor)
+        let root = try remote.pinnedRoot()
+        let keyID = try remote.pinnedKey().keyID
+        let pinned = remote.rootDocument == nil ? "pinned key \(keyID)"
+            : "pinned root \(root.version) (\(root.roles.role(.root).threshold) of \(root.roles.role(.root).keyIDs.count) root keys)"
         if console.json {
-            console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: key.keyID.description)))
+            console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: keyID.description)))
         } else {
-            console.info("added \(remote.name) → \(remote.url), pinned key \(key.keyID)" +
+            console.info("added \(remote.name) → \(remote.url), \(pinned)" +
                          (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))"))
             console.info("next: corpus catalog")
         }
         return 0
+    }
+
+    /// A `--trust` file: a root document when it is a JSON object, else a minisign public key.
+    static func anchor(_ path: String) throws -> TrustAnchor {
+        guard let data = FileManager.default.contents(atPath: path) else { return .key(try PublicKey(contentsOf: path)) }
+        if data.first(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }) == UInt8(ascii: "{") { return .rootDocument(data) }
+        return .key(try PublicKey(contentsOf: path))
     }
 
     /// `{"remote": {"name", "url", "mirrors", "key_id"}}`

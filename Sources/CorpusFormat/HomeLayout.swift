@@ -38,6 +38,9 @@ public struct HomeLayout: Sendable, Hashable {
     public func acceptedCatalog(_ remote: String) -> String { "\(state(remote))/catalog.json" }
     public func acceptedCatalogSignature(_ remote: String) -> String { acceptedCatalog(remote) + TreeLayout.signatureSuffix }
     public func fetchState(_ remote: String) -> String { "\(state(remote))/fetch.json" }
+    /// The freshness document accepted last, and its signature (docs/layout.md).
+    public func acceptedTimestamp(_ remote: String) -> String { "\(state(remote))/\(TreeLayout.timestamp)" }
+    public func acceptedTimestampSignature(_ remote: String) -> String { acceptedTimestamp(remote) + TreeLayout.signatureSuffix }
     public var corpora: String { "\(root)/corpora" }
     public func corpora(_ remote: String) -> String { "\(corpora)/\(remote)" }
     public func corpusDirectory(remote: String, id: String) -> String { "\(corpora)/\(remote)/\(id)" }

@@ -112,11 +112,23 @@ public struct MirrorUpdater: Sendable {
             if catalog.id != held.catalog.id {
                 throw SyncError.catalogMismatch(reason: "the upstream's catalog is \(catalog.id), this mirror serves \(held.catalog.id)")
             }
-            if catalog.version < held.catalog.version { throw SyncError.rollback(from: held.catalog.version, to: catalog.version) }
+            // A floor set by a catalog whose key the newest root revoked is reset (fast-forward recovery).
+            let sig = FileManager.default.contents(atPath: mirror.path(TreeLayout.catalogPath(version: held.catalog.version) + TreeLayout.signatureSuffix)) ?? Data()
+            if catalog.version < held.catalog.version, CatalogFetcher.signed(sig, by: up.root, as: .catalog) {
+                throw SyncError.rollback(from: held.catalog.version, to: catalog.version)
+            }
         }
         let existing = FileManager.default.contents(atPath: mirror.path(TreeLayout.catalogPath(version: catalog.version)))
         if let existing, existing != up.catalogBytes { throw SyncError.catalogConflict(version: catalog.version) }
         if let expiry = catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: catalog.expires) }
+        if let stamp = up.timestamp {
+            if let expiry = stamp.document.expiryDate, expiry <= now() { throw SyncError.timestampExpired(at: stamp.document.expires) }
+            let heldSignature = FileManager.default.contents(atPath: mirror.path(TreeLayout.timestamp + TreeLayout.signatureSuffix)) ?? Data()
+            if let data = FileManager.default.contents(atPath: mirror.path(TreeLayout.timestamp)), let held = try? TimestampDocument.decode(data),
+               stamp.document.version < held.version, CatalogFetcher.signed(heldSignature, by: up.root, as: .timestamp) {
+                throw SyncError.timestampRollback(from: held.version, to: stamp.document.version)
+            }
+        }
     }
 
     /// One file to fetch: a bundle or a model artifact, with the check its manifest must pass.
@@ -201,13 +213,23 @@ public struct MirrorUpdater: Sendable {
         for (ref, done) in downloads { try mirror.place(download: done, as: ref) }
         for link in up.roots {
             let rel = TreeLayout.rootKeyPath(version: link.root.version)
-            try mirror.writeIfMissing(link.signature, to: rel + TreeLayout.signatureSuffix)
+            // Every signature file offered for a root, counted or not, as the upstream serves them.
+            for (name, data) in link.signatures.sorted(by: { $0.key < $1.key }) { try mirror.writeIfMissing(data, to: "keys/\(name)") }
             try mirror.writeIfMissing(link.json, to: rel)
         }
-        try mirror.write(Data(up.root.key.fileText.utf8), to: "keys/root.pub")
+        // `keys/root.pub` names a single-key tree's one key; a tree with roles has none.
+        if up.root.roles.format == 1, let key = up.root.roles.keys(for: .root).first {
+            try mirror.write(Data(key.fileText.utf8), to: "keys/root.pub")
+        } else {
+            FileIO.remove(mirror.path("keys/root.pub"))
+        }
         let catalogRel = TreeLayout.catalogPath(version: up.catalog.version)
         try mirror.writeIfMissing(up.catalogSignature, to: catalogRel + TreeLayout.signatureSuffix)
         try mirror.writeIfMissing(up.catalogBytes, to: catalogRel)
+        if let stamp = up.timestamp {
+            try mirror.write(stamp.signature, to: TreeLayout.timestamp + TreeLayout.signatureSuffix)
+            try mirror.write(stamp.bytes, to: TreeLayout.timestamp)
+        }
         if let page = up.indexPage { try mirror.write(page, to: "index.html") }
         let pointer: Data
         do { pointer = try CanonicalJSON.encode(CatalogPointer(id: up.catalog.id, version: up.catalog.version)) } catch let e as FormatError {
@@ -220,7 +242,7 @@ public struct MirrorUpdater: Sendable {
     static func checkManifest(of path: String, entry: CatalogEntry, root: TrustedRoot) throws {
         let manifest: Manifest
         do {
-            manifest = try BundleReader(path: path).manifest(trustedKeys: [root.key]).manifest
+            manifest = try BundleReader(path: path).manifest(trustedKeys: root.catalogKeys).manifest
         } catch let e as FormatError {
             throw SyncError.from(e, file: entry.bundle.path)
         }
@@ -233,7 +255,7 @@ public struct MirrorUpdater: Sendable {
     static func checkEmbedder(of path: String, entry: CatalogEmbedder, root: TrustedRoot) throws {
         let verified: EmbedderArtifactReader.Verified
         do {
-            verified = try EmbedderArtifactReader(path: path).manifest(trustedKeys: [root.key])
+            verified = try EmbedderArtifactReader(path: path).manifest(trustedKeys: root.catalogKeys)
         } catch let e as FormatError {
             throw SyncError.from(e, file: entry.artifact.path)
         }

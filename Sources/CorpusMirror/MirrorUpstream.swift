@@ -11,6 +11,8 @@ struct VerifiedUpstream: Sendable {
     var catalog: Catalog
     var catalogBytes: Data
     var catalogSignature: Data
+    /// The upstream's freshness document and its signature, verified, when it has one.
+    var timestamp: (document: TimestampDocument, bytes: Data, signature: Data)?
     /// `index.html` as the upstream serves it (unsigned, a page for people), nil when it has none.
     var indexPage: Data?
 }
@@ -32,27 +34,51 @@ struct MirrorUpstream: Sendable {
 
     func fetch() async throws -> VerifiedUpstream {
         // 1. The pointer: a hint naming the signed catalog.
-        let pointer = try CatalogFetcher.decodePointer(try await get(TreeLayout.pointer, cap: CatalogFetcher.maxPointerBytes))
+        var pointer = try CatalogFetcher.decodePointer(try await get(TreeLayout.pointer, cap: CatalogFetcher.maxPointerBytes))
 
-        // 2. The catalog and its signature, as bytes; a missing signature is a refusal.
-        let catalogBytes = try await get(pointer.path, cap: CatalogFetcher.maxCatalogBytes)
-        let signature = try await optional(pointer.path + TreeLayout.signatureSuffix, cap: CatalogFetcher.maxSignatureBytes)
-
-        // 3. The whole root chain, each link verified by the one before.
+        // 2. The whole root chain, each link verified by the one before.
         let roots = try await RootChainWalk.links(after: nil) { path, cap in try await optional(path, cap: cap) }
         guard let newest = roots.last else { throw SyncError.notFound(file: TreeLayout.rootKeyPath(version: 1)) }
         // The pin anchors the chain: it and every root after it are trusted; a chain without it is not ours.
-        guard roots.contains(where: { $0.root.key == pinned }) else {
-            throw SyncError.untrustedKey(keyID: newest.root.key.keyID.description)
+        guard roots.contains(where: { $0.root.roles.keys(for: .root).contains(pinned) }) else {
+            throw SyncError.untrustedKey(keyID: (newest.root.roles.keys(for: .root).first ?? pinned).keyID.description)
         }
 
-        // 4. The catalog under the newest root. Expiry and rollback are judged by the caller against
+        // 3. The freshness document, when the tree has one (a format-2 tree must): it, not the
+        // pointer, names the catalog, as it does for clients.
+        var timestamp: (document: TimestampDocument, bytes: Data, signature: Data)?
+        if let bytes = try await optional(TreeLayout.timestamp, cap: CatalogFetcher.maxTimestampBytes) {
+            guard let signature = try await optional(TreeLayout.timestamp + TreeLayout.signatureSuffix, cap: CatalogFetcher.maxSignatureBytes),
+                  !signature.isEmpty else { throw SyncError.signatureMissing(file: TreeLayout.timestamp) }
+            do {
+                try newest.root.verifySignature(signature, of: bytes, file: TreeLayout.timestamp, role: .timestamp)
+                let document = try TimestampDocument.decode(bytes)
+                timestamp = (document, bytes, signature)
+                pointer = CatalogPointer(id: document.catalog.id, version: document.catalog.version)
+            } catch let e as FormatError {
+                throw SyncError.from(e, file: TreeLayout.timestamp)
+            }
+        } else if newest.root.roles.format >= 2 {
+            throw SyncError.timestampMissing(file: TreeLayout.timestamp)
+        }
+
+        // 4. The catalog and its signature, as bytes; a missing signature is a refusal.
+        let catalogBytes = try await get(pointer.path, cap: CatalogFetcher.maxCatalogBytes)
+        let signature = try await optional(pointer.path + TreeLayout.signatureSuffix, cap: CatalogFetcher.maxSignatureBytes)
+        if let named = timestamp?.document.catalog {
+            let digest = SHA256Digest(bytes: SHA256.hash(catalogBytes))
+            guard digest == named.digest, Int64(catalogBytes.count) == named.size else {
+                throw SyncError.hashMismatch(file: named.path, expected: named.digest.hex, actual: digest.hex)
+            }
+        }
+
+        // 5. The catalog under the newest root. Expiry and rollback are judged by the caller against
         // the mirror's own state (distantPast: never expired here), in the client's order.
         let catalog = try CatalogVerifier(now: .distantPast).verify(bytes: catalogBytes, signature: signature, file: pointer.path,
                                                                     root: newest.root, expectedID: pointer.id, accepted: nil).catalog
         try CatalogFetcher.check(catalog, against: pointer)
         let index = try await optional("index.html", cap: Self.maxIndexPageBytes)
-        return VerifiedUpstream(roots: roots, catalog: catalog, catalogBytes: catalogBytes, catalogSignature: signature!, indexPage: index)
+        return VerifiedUpstream(roots: roots, catalog: catalog, catalogBytes: catalogBytes, catalogSignature: signature!, timestamp: timestamp, indexPage: index)
     }
 
     /// GETs a small file, asked again on transient failures (`SourceFailover` over the upstream):

@@ -13,6 +13,11 @@ enum MirrorErrors {
         switch e {
         case .rollback: return "the upstream is replaying an old catalog; the mirror keeps serving the newer one it holds"
         case .expired: return "the upstream has not published a fresh catalog; tell its operator"
+        case .timestampExpired, .timestampMissing: return "the upstream serves no current timestamp.json; run the mirror against the origin, or tell its operator"
+        case .timestampRollback: return "the upstream is replaying an old timestamp; the mirror keeps serving the newer one it holds"
+        case .rootExpired: return "the upstream's newest root has expired; its root key holders must sign a new one"
+        case .rootNotTrusted: return "the upstream's new root is not signed by enough root keys; tell its publisher"
+        case .unsupportedFormat: return "update corpusd to a release that reads this tree"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "check that --trust is the upstream's root public key"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:
             return "the download was damaged or tampered with and was discarded; nothing changed; run corpusd mirror again"

@@ -2,7 +2,7 @@ import CorpusFormat
 import Foundation
 
 /// `corpus import FILE`: installs a bundle file under the `local` remote, verified against the
-/// newest root key of every configured remote (or the keys given). It counts against the
+/// catalog keys of the newest root of every configured remote (or the keys given). It counts against the
 /// import limit like any corpus that is not bundled.
 struct BundleImporter: Sendable {
     let operation: ClientOperation
@@ -10,7 +10,7 @@ struct BundleImporter: Sendable {
     var home: HomeLayout { operation.home }
 
     func importBundle(path: String, trustedKeys extra: [PublicKey]) throws -> Manifest {
-        let roots = try operation.config.remotes.map { try TrustStore(home: home).currentRoot(for: $0).key }
+        let roots = try operation.config.remotes.flatMap { try TrustStore(home: home).currentRoot(for: $0).catalogKeys }
         let keys = extra + roots
         guard !keys.isEmpty else {
             throw SyncError.untrustedKey(keyID: "(none: add a remote with --trust, or pass --trust KEY.pub)")

@@ -26,6 +26,7 @@ public struct CatalogFetcher: Sendable {
     public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024
     public static let maxSignatureBytes: Int64 = 16 * 1024
     public static let maxRootDocumentBytes: Int64 = 64 * 1024
+    public static let maxTimestampBytes: Int64 = 16 * 1024
 
     public init(home: HomeLayout, client: HTTPClient, retry: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.home = home
@@ -59,12 +60,18 @@ public struct CatalogFetcher: Sendable {
         let links: [VerifiedRootDocument]
         let accepted: AcceptedCatalog?
         let fetch: FetchState?
+        /// A newly accepted freshness document, nil when none or the same as before.
+        var timestamp: AcceptedTimestamp? = nil
         /// Set when this is the catalog accepted earlier, used because every source was unreachable.
         public var unrefreshed: UnrefreshedCatalog? = nil
+        /// True when the tree holds more root versions than one refresh walks; the next goes on.
+        public var rootsPending = false
 
-        /// Writes the accepted root links, catalog and conditional-request state, each atomically.
+        /// Writes the accepted root links, freshness document, catalog and conditional-request
+        /// state, each atomically.
         public func commit(home: HomeLayout) throws {
             try TrustStore(home: home).persist(links, for: remote)
+            if let timestamp { try CatalogState(home: home).persist(timestamp, remote: remote.name) }
             if let accepted { try CatalogState(home: home).persist(accepted, remote: remote.name) }
             if let fetch { try CatalogState(home: home).persist(fetch, remote: remote.name) }
         }
@@ -101,41 +108,166 @@ public struct CatalogFetcher: Sendable {
         }
     }
 
-    /// One source's answer, verified: the pointer (a 304 ends here), the catalog and its
-    /// signature, the root chain forward from the newest trusted root, then the verdict.
+    /// One source's answer, verified. A remote whose trust requires a freshness document (a
+    /// format-2 root, or one accepted before) starts at the root chain and `timestamp.json`; any
+    /// other starts at the pointer, as trees without roles always did (`refreshByPointer`).
+    ///
+    /// The one write a refusal makes: root versions verified before it are kept (TUF §5.3.8), so
+    /// that a chain longer than one refresh walks, or a later bad root, does not hold the client back.
     private func refresh(_ remote: Remote, from source: Source) async throws -> Pending {
-        let accepted = try CatalogState(home: home).accepted(remote.name)
+        let state = CatalogState(home: home)
+        let accepted = try state.accepted(remote.name)
+        let stamp = try state.acceptedTimestamp(remote.name)
+        let trusted = try TrustStore(home: home).currentRoot(for: remote)
+        if trusted.roles.format < 2 && stamp == nil { return try await refreshByPointer(remote, from: source, accepted: accepted, trusted: trusted) }
+        let walk = try await walkRoots(of: remote, from: trusted, on: source)
+        return try await keepingRoots(walk, of: remote) {
+            try await refreshByTimestamp(remote, from: source, accepted: accepted, stamp: stamp, trusted: trusted, walk: walk, served: nil)
+        }
+    }
+
+    /// The refresh of a tree without a freshness document accepted so far: the pointer (a 304
+    /// ends here), the catalog and its signature, the root chain, then the verdict. A tree that
+    /// turns out to have a format-2 root or a `timestamp.json` continues as `refreshByTimestamp`.
+    private func refreshByPointer(_ remote: Remote, from source: Source, accepted: AcceptedCatalog?, trusted: TrustedRoot) async throws -> Pending {
         let pointerURL = source.url(for: TreeLayout.pointer)
         let pointerResponse = try await fetchPointer(pointerURL, remote: remote, accepted: accepted)
         if pointerResponse.head.status == 304, let accepted {
             // Nothing new, but a frozen server must not keep an expired catalog alive.
             if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }
-            return Pending(remote: remote, update: .unchanged(accepted.catalog), root: try TrustStore(home: home).currentRoot(for: remote),
-                           links: [], accepted: nil, fetch: nil)
+            return Pending(remote: remote, update: .unchanged(accepted.catalog), root: trusted, links: [], accepted: nil, fetch: nil)
         }
         let pointer = try Self.decodePointer(pointerResponse.body)
+        let walk = try await walkRoots(of: remote, from: trusted, on: source)
+        return try await keepingRoots(walk, of: remote) {
+            if let refusal = walk.refusal { throw refusal }
+            let root = walk.links.last?.root ?? trusted
+            let served = try await optional(source.url(for: TreeLayout.timestamp), cap: Self.maxTimestampBytes)
+            if root.roles.format >= 2 || served != nil {
+                return try await refreshByTimestamp(remote, from: source, accepted: accepted, stamp: nil, trusted: trusted, walk: walk, served: served)
+            }
+            // The catalog and its signature, as bytes; a missing signature is a refusal, not a pass.
+            let catalogBytes = try await client.get(HTTPRequest(url: source.url(for: pointer.path), maxBodyBytes: Self.maxCatalogBytes)).body
+            let signatureBytes = try await optional(source.url(for: pointer.path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes)
+            let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
+                                                                 root: root, expectedID: pointer.id, accepted: accepted)
+            try Self.check(verdict.catalog, against: pointer)
+            let head = pointerResponse.head
+            let fetch = head.etag != nil || head.lastModified != nil
+                ? FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified) : nil
+            return pending(remote, verdict, bytes: catalogBytes, signature: signatureBytes, previous: accepted, root: root, walk: walk, fetch: fetch)
+        }
+    }
 
-        // The catalog and its signature, as bytes; a missing signature is a refusal, not a pass.
-        let catalogBytes = try await client.get(HTTPRequest(url: source.url(for: pointer.path), maxBodyBytes: Self.maxCatalogBytes)).body
-        let signatureBytes = try await optional(source.url(for: pointer.path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes)
-        let (root, links) = try await followRootChain(of: remote, on: source)
+    /// The refresh under a freshness document (docs/format.md "Timestamp"): the newest root must
+    /// not have expired; `timestamp.json` must be signed by a timestamp key, not older than the
+    /// one accepted, and unexpired; the catalog it names must match its SHA-256 and size and pass
+    /// `CatalogVerifier`. A rollback floor set by a document whose key the new root revoked is
+    /// reset (TUF's fast-forward recovery), so the publisher's next catalog is accepted after a
+    /// stolen online key signed higher versions.
+    ///
+    /// - Parameter served: `timestamp.json` as already fetched by `refreshByPointer`.
+    private func refreshByTimestamp(_ remote: Remote, from source: Source, accepted: AcceptedCatalog?, stamp: AcceptedTimestamp?,
+                                    trusted: TrustedRoot, walk: RootChainWalk.Walk, served: Data?) async throws -> Pending {
+        if let refusal = walk.refusal { throw refusal }
+        let root = walk.links.last?.root ?? trusted
+        if root.roles.hasExpired(at: now()), let expires = root.roles.expires {
+            throw SyncError.rootExpired(version: root.version, at: Timestamp.format(expires))
+        }
+        let stampFloor = stamp.flatMap { Self.signed($0.signature, by: root, as: .timestamp) ? $0 : nil }
+        let catalogFloor = accepted.flatMap { Self.signed($0.signature, by: root, as: .catalog) ? $0 : nil }
 
-        let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
-                                                             root: root, expectedID: pointer.id, accepted: accepted)
-        try Self.check(verdict.catalog, against: pointer)
+        let file = TreeLayout.timestamp
+        let stampBytes: Data
+        if let served { stampBytes = served } else {
+            guard let fetched = try await optional(source.url(for: file), cap: Self.maxTimestampBytes) else { throw SyncError.timestampMissing(file: file) }
+            stampBytes = fetched
+        }
+        guard let stampSignature = try await optional(source.url(for: file + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes),
+              !stampSignature.isEmpty else { throw SyncError.signatureMissing(file: file) }
+        let document: TimestampDocument
+        do {
+            try root.verify(stampSignature, of: stampBytes, file: file, role: .timestamp)
+            document = try TimestampDocument.decode(stampBytes)
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+        if let floor = stampFloor {
+            if document.version < floor.document.version { throw SyncError.timestampRollback(from: floor.document.version, to: document.version) }
+            if document.version == floor.document.version && stampBytes != floor.bytes {
+                throw SyncError.catalogMismatch(reason: "timestamp version \(document.version) was re-signed with different content")
+            }
+        }
+        if let expiry = document.expiryDate, expiry <= now() { throw SyncError.timestampExpired(at: document.expires) }
+        let expectedID = accepted?.catalog.id ?? document.catalog.id
+        guard document.catalog.id == expectedID else {
+            throw SyncError.catalogMismatch(reason: "\(file) names catalog \(document.catalog.id), this remote's catalog is \(expectedID)")
+        }
+        let newStamp = stampBytes == stamp?.bytes ? nil : AcceptedTimestamp(document: document, bytes: stampBytes, signature: stampSignature)
+
+        let named = document.catalog
+        if let held = catalogFloor, held.catalog.version == named.version, SHA256Digest(bytes: SHA256.hash(held.bytes)) == named.digest {
+            // Vouched for again: nothing to download, but the catalog's own expiry still holds.
+            if let expiry = held.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: held.catalog.expires) }
+            var p = Pending(remote: remote, update: .unchanged(held.catalog), root: root, links: walk.links, accepted: nil, fetch: nil)
+            p.timestamp = newStamp
+            p.rootsPending = walk.truncated
+            return p
+        }
+        let catalogBytes: Data
+        do {
+            catalogBytes = try await client.get(HTTPRequest(url: source.url(for: named.path), maxBodyBytes: min(named.size, Self.maxCatalogBytes))).body
+        } catch TransportError.tooLarge {
+            throw SyncError.sizeExceeded(file: named.path, limit: min(named.size, Self.maxCatalogBytes))
+        }
+        guard Int64(catalogBytes.count) == named.size else {
+            throw SyncError.sizeMismatch(file: named.path, expected: named.size, actual: Int64(catalogBytes.count))
+        }
+        let digest = SHA256Digest(bytes: SHA256.hash(catalogBytes))
+        guard digest == named.digest else { throw SyncError.hashMismatch(file: named.path, expected: named.digest.hex, actual: digest.hex) }
+        let signatureBytes = try await optional(source.url(for: named.path + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes)
+        let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: named.path,
+                                                             root: root, expectedID: expectedID, accepted: catalogFloor)
+        guard verdict.catalog.version == named.version else {
+            throw SyncError.catalogMismatch(reason: "\(named.path) holds version \(verdict.catalog.version), \(file) says \(named.version)")
+        }
+        var p = pending(remote, verdict, bytes: catalogBytes, signature: signatureBytes, previous: accepted, root: root, walk: walk, fetch: nil)
+        p.timestamp = newStamp
+        return p
+    }
+
+    /// The pending result of a verdict.
+    private func pending(_ remote: Remote, _ verdict: CatalogVerifier.Verdict, bytes: Data, signature: Data?, previous: AcceptedCatalog?,
+                         root: TrustedRoot, walk: RootChainWalk.Walk, fetch: FetchState?) -> Pending {
         let update: Update
         var newlyAccepted: AcceptedCatalog?
         switch verdict {
         case let .unchanged(catalog):
             update = .unchanged(catalog)
         case let .accept(catalog):
-            newlyAccepted = AcceptedCatalog(catalog: catalog, bytes: catalogBytes, signature: signatureBytes ?? Data())
-            update = .updated(catalog, previousVersion: accepted?.catalog.version)
+            newlyAccepted = AcceptedCatalog(catalog: catalog, bytes: bytes, signature: signature ?? Data())
+            update = .updated(catalog, previousVersion: previous?.catalog.version)
         }
-        let head = pointerResponse.head
-        let fetch = head.etag != nil || head.lastModified != nil
-            ? FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified) : nil
-        return Pending(remote: remote, update: update, root: root, links: links, accepted: newlyAccepted, fetch: fetch)
+        var p = Pending(remote: remote, update: update, root: root, links: walk.links, accepted: newlyAccepted, fetch: fetch)
+        p.rootsPending = walk.truncated
+        return p
+    }
+
+    /// True when `signature` is by a key the root still holds in `role`: the document it signed
+    /// still sets a rollback floor. A key the root revoked does not.
+    public static func signed(_ signature: Data, by root: TrustedRoot, as role: RootRole) -> Bool {
+        ThresholdSignatures.signer(of: signature).map { root.roles.holds($0, as: role) } ?? false
+    }
+
+    /// Runs the rest of a refresh after a root walk; if it is refused, the valid roots walked are
+    /// kept before the refusal is thrown (the one change a refusal makes).
+    private func keepingRoots(_ walk: RootChainWalk.Walk, of remote: Remote, _ body: () async throws -> Pending) async throws -> Pending {
+        do {
+            return try await body()
+        } catch let e as SyncError where e.category == .verification && !walk.links.isEmpty {
+            try TrustStore(home: home).persist(walk.links, for: remote)
+            throw e
+        }
     }
 
     /// GETs the pointer, conditionally when a catalog was accepted and validators were saved for
@@ -172,12 +304,10 @@ public struct CatalogFetcher: Sendable {
         }
     }
 
-    /// The root chain, from the newest trusted root forward until the tree has no newer one
-    /// (`RootChainWalk`); returns the newest root and the links that lead to it.
-    private func followRootChain(of remote: Remote, on source: Source) async throws -> (root: TrustedRoot, links: [VerifiedRootDocument]) {
-        let trusted = try TrustStore(home: home).currentRoot(for: remote)
-        let links = try await RootChainWalk.links(after: trusted) { path, cap in try await optional(source.url(for: path), cap: cap) }
-        return (links.last?.root ?? trusted, links)
+    /// The root chain from the newest trusted root forward, at most `RootChainWalk.perRefreshLimit`
+    /// versions, stopping at the first refusal (returned with the valid links before it).
+    private func walkRoots(of remote: Remote, from trusted: TrustedRoot, on source: Source) async throws -> RootChainWalk.Walk {
+        try await RootChainWalk.walk(after: trusted) { path, cap in try await optional(source.url(for: path), cap: cap) }
     }
 
     /// GETs a small file; nil when the server says 404 (a missing file is a state, not a failure).

@@ -88,9 +88,10 @@ struct PendingCatalogs: Sendable {
         all.flatMap { p in p.update.catalog.corpora.map { OfferedCorpus(remote: p.remote.name, entry: $0) } }
     }
 
-    /// The newest root key of each remote: the key its bundles must be signed by.
-    var roots: [String: PublicKey] {
-        Dictionary(all.map { ($0.remote.name, $0.root.key) }, uniquingKeysWith: { a, _ in a })
+    /// The catalog keys of each remote's newest root: the keys its bundles, deltas and model
+    /// artifacts must be signed by (a key the root revoked is not among them).
+    var catalogKeys: [String: [PublicKey]] {
+        Dictionary(all.map { ($0.remote.name, $0.root.catalogKeys) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The embedder models each remote's catalog offers.

@@ -8,6 +8,13 @@ public struct AcceptedCatalog: Sendable {
     public var signature: Data
 }
 
+/// The freshness document a remote's client accepted last, exactly as signed.
+public struct AcceptedTimestamp: Sendable {
+    public var document: TimestampDocument
+    public var bytes: Data
+    public var signature: Data
+}
+
 /// The validators of the last pointer fetched, for a conditional GET (`state/<remote>/fetch.json`).
 public struct FetchState: Codable, Sendable, Equatable {
     /// The pointer URL these validators belong to; they are sent only to that URL.
@@ -39,6 +46,26 @@ public struct CatalogState: Sendable {
         } catch {
             throw SyncError.localFileDamaged(path: path, reason: "\(error)")
         }
+    }
+
+    /// The freshness document accepted last, or nil before the first. Verified before it was
+    /// written; a file that does not parse is a damaged local file.
+    public func acceptedTimestamp(_ remote: String) throws -> AcceptedTimestamp? {
+        let path = home.acceptedTimestamp(remote)
+        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
+        let sig = FileManager.default.contents(atPath: home.acceptedTimestampSignature(remote)) ?? Data()
+        do {
+            return AcceptedTimestamp(document: try TimestampDocument.decode(bytes), bytes: bytes, signature: sig)
+        } catch {
+            throw SyncError.localFileDamaged(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Persists an accepted freshness document: signature, then document, each atomically.
+    public func persist(_ accepted: AcceptedTimestamp, remote: String) throws {
+        try FileIO.createDirectory(home.state(remote))
+        try FileIO.writeAtomically(accepted.signature, to: home.acceptedTimestampSignature(remote))
+        try FileIO.writeAtomically(accepted.bytes, to: home.acceptedTimestamp(remote))
     }
 
     /// The pointer's validators, or nil. A garbled `fetch.json` counts as absent: it only makes the

@@ -5,9 +5,10 @@ import Foundation
 /// `CatalogFetcher` fetches, this decides, and only then anything is persisted.
 ///
 /// Checks run in this order and the first failure is the refusal:
-/// 1. a signature exists and is by the newest trusted root (`signatureMissing`, `untrustedKey`, `signatureInvalid`);
-/// 2. the signed bytes parse, ids and paths are safe (`malformed`), and the catalog names that root
-///    and the expected catalog id (`catalogMismatch`);
+/// 1. a signature exists and is by a catalog key of the newest trusted root (`signatureMissing`,
+///    `untrustedKey`, `signatureInvalid`);
+/// 2. the signed bytes parse, ids and paths are safe (`malformed`), and the catalog names a root
+///    version no newer than that root and the expected catalog id (`catalogMismatch`);
 /// 3. its version is not below the highest accepted (`rollback`), nor the same version with other bytes (`catalogConflict`);
 /// 4. it has not expired (`expired`).
 public struct CatalogVerifier: Sendable {
@@ -33,12 +34,14 @@ public struct CatalogVerifier: Sendable {
         guard let signature, !signature.isEmpty else { throw SyncError.signatureMissing(file: file) }
         let catalog: Catalog
         do {
-            try root.verify(signature, of: bytes, file: file)
+            try root.verify(signature, of: bytes, file: file, role: .catalog)
             catalog = try Catalog.decode(bytes)
         } catch let e as FormatError {
             throw SyncError.from(e)
         }
-        guard catalog.rootVersion == root.version else {
+        // A catalog stays valid across a rotation that kept its key (a new root holder, say); one
+        // naming a root the client has not reached is not.
+        guard catalog.rootVersion <= root.version else {
             throw SyncError.catalogMismatch(reason: "it names root key version \(catalog.rootVersion), the trusted root is version \(root.version)")
         }
         if let expectedID, catalog.id != expectedID {

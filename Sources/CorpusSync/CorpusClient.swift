@@ -35,6 +35,12 @@ public struct CorpusClient: Sendable {
 
     /// Pins a catalog's root key. No network: the first fetch verifies against the pinned key.
     public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], trust: PublicKey) throws -> Remote {
+        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: .key(trust))
+    }
+
+    /// Adds a remote pinned to `trust`: a single root key, or a root document (the way TUF clients
+    /// ship their initial root).
+    public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], anchor trust: TrustAnchor) throws -> Remote {
         try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust)
     }
 

@@ -30,7 +30,7 @@ extension PlanExecutor {
     }
 
     /// Downloads and installs the delta to `offer` if one applies; the caller holds the corpus lock.
-    func updateByDelta(_ offer: OfferedCorpus, name: String, sources: [Source], token: String?, rootKey: PublicKey) async throws -> DeltaAttempt {
+    func updateByDelta(_ offer: OfferedCorpus, name: String, sources: [Source], token: String?, keys: [PublicKey]) async throws -> DeltaAttempt {
         guard let (delta, base) = deltaBase(for: offer) else { return .none }
         var bytes: Int64 = 0
         do {
@@ -44,7 +44,7 @@ extension PlanExecutor {
             let manifest = try DeltaInstaller(installer: installer).install(
                 deltaPath: download.path, deltaDigest: download.digest, base: base,
                 expected: .init(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content),
-                bundle: offer.entry.bundle, remote: offer.remote, bundled: offer.entry.bundled, trustedKeys: [rootKey])
+                bundle: offer.entry.bundle, remote: offer.remote, bundled: offer.entry.bundled, trustedKeys: keys)
             return .installed(manifest, bytes: bytes)
         } catch SyncError.cancelled {
             throw SyncError.cancelled

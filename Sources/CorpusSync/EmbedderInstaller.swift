@@ -66,15 +66,15 @@ public struct EmbedderInstaller: Sendable {
     /// Reinstalls the model an installed corpus names when its folder is missing or damaged and
     /// the remote's catalog offers it; does nothing otherwise (model-free corpora, imported ones,
     /// models the catalog no longer offers: search then says what is missing).
-    public func repair(_ have: InstalledCorpusRecord, remote: Remote?, rootKey: PublicKey?, offered: [CatalogEmbedder],
+    public func repair(_ have: InstalledCorpusRecord, remote: Remote?, keys: [PublicKey]?, offered: [CatalogEmbedder],
                        downloader: Downloader) async throws {
-        guard let remote, let rootKey,
+        guard let remote, let keys,
               let folder = home.currentVersionDirectory(remote: have.remote, id: have.id),
               let data = FileManager.default.contents(atPath: "\(folder)/\(BundleLayout.manifest)"),
               let info = (try? Manifest.decode(data))?.embedder, let digest = info.modelDigest, !isAvailable(info),
               offered.contains(where: { $0.id == info.id && $0.digest == digest }) else { return }
         let lock = try await ensure(info, for: have.qualifiedName, offered: offered, sources: remote.sources,
-                                    trustedKeys: [rootKey], downloader: downloader)
+                                    trustedKeys: keys, downloader: downloader)
         withExtendedLifetime(lock) {}
     }
 

@@ -96,11 +96,16 @@ struct InstalledVerification: Sendable {
         }
     }
 
-    /// The keys an installed corpus of `remote` may be signed by: the newest root of every
-    /// configured remote, and for imported corpora the keys imports were trusted with.
+    /// The keys an installed corpus of `remote` may be signed by: the catalog keys of every root
+    /// version accepted for every configured remote, so a corpus installed under an earlier root
+    /// still verifies after a rotation (new installs need the newest root's: `PendingCatalogs`),
+    /// and for imported corpora the keys imports were trusted with.
     func verificationKeys(for remote: String) -> [PublicKey] {
         let trust = TrustStore(home: home)
-        var keys = config.remotes.compactMap { try? trust.currentRoot(for: $0).key }
+        var keys: [PublicKey] = []
+        for r in config.remotes {
+            for root in (try? trust.chain(for: r)) ?? [] { keys += root.catalogKeys.filter { !keys.contains($0) } }
+        }
         if remote == HomeLayout.localRemote { keys += trust.localKeys() }
         return keys
     }

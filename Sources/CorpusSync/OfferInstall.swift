@@ -11,7 +11,7 @@ extension PlanExecutor {
         let version = offer.entry.version.description
         var deltaError: SyncError?
         do {
-            guard let remote = operation.config.remote(named: offer.remote), let rootKey = catalogs.roots[offer.remote] else {
+            guard let remote = operation.config.remote(named: offer.remote), let keys = catalogs.catalogKeys[offer.remote] else {
                 throw SyncError.notFound(file: "remote \(offer.remote)")
             }
             let token = try bearerToken(for: offer)
@@ -26,12 +26,12 @@ extension PlanExecutor {
             // The model the corpus names comes first, so the corpus is searchable the moment it appears.
             let modelLock = try await EmbedderInstaller(home: home).ensure(
                 offer.entry.embedder, for: name, offered: catalogs.embedders[offer.remote] ?? [], sources: remote.sources,
-                trustedKeys: [rootKey], downloader: downloader) { p in progress?(.downloading(name: "\(name) (embedder \(offer.entry.embedder.id))", p)) }
+                trustedKeys: keys, downloader: downloader) { p in progress?(.downloading(name: "\(name) (embedder \(offer.entry.embedder.id))", p)) }
             defer { withExtendedLifetime(modelLock) {} }
             // An update tries the delta from the installed version first (DeltaUpdate.swift).
             var deltaBytes: Int64 = 0
             if !repairing {
-                switch try await updateByDelta(offer, name: name, sources: remote.sources, token: token, rootKey: rootKey) {
+                switch try await updateByDelta(offer, name: name, sources: remote.sources, token: token, keys: keys) {
                 case .none: break
                 case let .installed(_, bytes):
                     LifecycleStep.reached("delta-discarded")
@@ -44,7 +44,7 @@ extension PlanExecutor {
             let download = try await fetchBundle(offer, name: name, sources: remote.sources, token: token)
             LifecycleStep.reached("downloaded")
             progress?(.verifying(name: name))
-            try installDownload(download, of: offer, rootKey: rootKey, lock: lock)
+            try installDownload(download, of: offer, keys: keys, lock: lock)
             LifecycleStep.reached("download-discarded")
             progress?(.installed(name: name, version: version))
             let kind: CorpusClient.Outcome.Kind = repairing ? .repaired : (previous == nil ? .installed : .updated)
@@ -76,12 +76,12 @@ extension PlanExecutor {
         }
     }
 
-    /// Verifies the download's manifest (once) against the remote's newest root and the catalog's
+    /// Verifies the download's manifest (once) against the catalog keys of the remote's newest root and the catalog's
     /// promise, installs it, then removes the download; a bundle that does not install is removed
     /// too (it is of no use, or the space is needed back).
-    private func installDownload(_ download: VerifiedDownload, of offer: OfferedCorpus, rootKey: PublicKey, lock: FileLock) throws {
+    private func installDownload(_ download: VerifiedDownload, of offer: OfferedCorpus, keys: [PublicKey], lock: FileLock) throws {
         defer { downloader.discard(download.digest) }
-        let bundle = try VerifiedBundle.open(download, trustedKeys: [rootKey])
+        let bundle = try VerifiedBundle.open(download, trustedKeys: keys)
         try Installer.Expectation(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content).check(bundle.manifest)
         try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, holding: lock, importLimit: operation.importLimit)
     }

@@ -96,7 +96,7 @@ struct PlanExecutor: Sendable {
                 return await install(offer, previous: nil, repairing: true)
             }
             try await EmbedderInstaller(home: home).repair(have, remote: operation.config.remote(named: have.remote),
-                                                           rootKey: catalogs.roots[have.remote],
+                                                           keys: catalogs.catalogKeys[have.remote],
                                                            offered: catalogs.embedders[have.remote] ?? [], downloader: downloader)
             return .init(name: have.qualifiedName, kind: .unchanged, version: version)
         } catch {

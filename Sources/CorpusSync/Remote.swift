@@ -13,6 +13,10 @@ public struct Remote: Codable, Hashable, Sendable {
     public var rootKey: String
     /// The root key version the pinned key is (1 unless the user was handed a later one).
     public var rootVersion: Int
+    /// The pinned root document, exactly as given (`remote add --trust ROOT.json`), when the remote
+    /// was pinned by one rather than by a single key; `rootKey` is then its first root key, shown
+    /// where a pin is named by one key id.
+    public var rootDocument: String?
     /// Storage origins (`scheme://host[:port]`) the origin may redirect a request carrying the
     /// token to, such as the object store behind a gate-only `corpusd serve`. The redirect is
     /// followed without the token; to any other host it is refused.
@@ -22,6 +26,7 @@ public struct Remote: Codable, Hashable, Sendable {
         case name, url, mirrors, storage
         case rootKey = "root_key"
         case rootVersion = "root_version"
+        case rootDocument = "root_document"
     }
 
     public init(from decoder: Decoder) throws {
@@ -33,6 +38,7 @@ public struct Remote: Codable, Hashable, Sendable {
         rootVersion = try c.decode(Int.self, forKey: .rootVersion)
         // Absent in configurations written before storage origins existed.
         storage = try c.decodeIfPresent([String].self, forKey: .storage) ?? []
+        rootDocument = try c.decodeIfPresent(String.self, forKey: .rootDocument)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -44,6 +50,7 @@ public struct Remote: Codable, Hashable, Sendable {
         try c.encode(rootVersion, forKey: .rootVersion)
         // Written only when set, so a configuration without storage origins keeps its bytes.
         if !storage.isEmpty { try c.encode(storage, forKey: .storage) }
+        try c.encodeIfPresent(rootDocument, forKey: .rootDocument)
     }
 
     public init(name: String, url: String, mirrors: [String] = [], storage: [String] = [], rootKey: PublicKey, rootVersion: Int = 1) throws {
@@ -81,6 +88,29 @@ public struct Remote: Codable, Hashable, Sendable {
 
     /// The canonical spelling of a storage origin (`http://host:port`), nil when `url` is none.
     public static func storageOrigin(_ url: String) -> String? { RedirectPolicy.origin(of: url)?.text }
+
+    /// Pins `remote` to a root document instead of a single key: the document is the chain's start,
+    /// trusted as given, as TUF clients trust the root they ship with.
+    public mutating func pin(rootDocument json: Data) throws {
+        let roles: RootRoles
+        do { roles = try RootRoles.parse(json, what: "the root document given with --trust") } catch let e as FormatError { throw SyncError.from(e) }
+        guard let first = roles.keys(for: .root).first, let text = String(data: json, encoding: .utf8) else {
+            throw SyncError.malformed(what: "the root document given with --trust", reason: "no root key, or not UTF-8")
+        }
+        rootKey = first.base64
+        rootVersion = roles.version
+        rootDocument = text
+    }
+
+    /// The root the chain starts from: the pinned document, or the pinned key as a single-key root.
+    public func pinnedRoot() throws -> TrustedRoot {
+        guard let rootDocument else { return TrustedRoot(version: rootVersion, key: try pinnedKey()) }
+        do {
+            return TrustedRoot(roles: try RootRoles.parse(Data(rootDocument.utf8), what: "the pinned root of remote \(name)"))
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+    }
 
     public func pinnedKey() throws -> PublicKey {
         do { return try PublicKey(base64Line: Substring(rootKey)) } catch let e as FormatError { throw SyncError.from(e) }

@@ -1,6 +1,13 @@
 import CorpusFormat
 import Foundation
 
+/// What a remote is pinned to: one root key (a single-key tree, or the key a user was handed), or
+/// a whole root document.
+public enum TrustAnchor: Sendable, Hashable {
+    case key(PublicKey)
+    case rootDocument(Data)
+}
+
 /// The remotes of `config.json`: catalog sources and the root keys pinned for them. No network:
 /// the first fetch verifies against the pinned key.
 struct RemoteRegistry: Sendable {
@@ -8,13 +15,24 @@ struct RemoteRegistry: Sendable {
 
     /// Pins a catalog's root key. Re-adding a remote with the key it has already (to change its
     /// URL or mirrors) is fine; another key is refused, as re-pinning needs `remote remove` first.
-    func add(name: String, url: String, mirrors: [String], storage: [String] = [], trust: PublicKey) throws -> Remote {
-        let remote = try Remote(name: name, url: url, mirrors: mirrors, storage: storage, rootKey: trust)
+    func add(name: String, url: String, mirrors: [String], storage: [String] = [], trust: TrustAnchor) throws -> Remote {
+        var remote: Remote
+        switch trust {
+        case let .key(key):
+            remote = try Remote(name: name, url: url, mirrors: mirrors, storage: storage, rootKey: key)
+        case let .rootDocument(json):
+            // The first root key stands in until the document is pinned over it.
+            let roles: RootRoles
+            do { roles = try RootRoles.parse(json, what: "the root document given with --trust") } catch let e as FormatError { throw SyncError.from(e) }
+            guard let first = roles.keys(for: .root).first else { throw SyncError.malformed(what: "the root document given with --trust", reason: "no root key") }
+            remote = try Remote(name: name, url: url, mirrors: mirrors, storage: storage, rootKey: first)
+            try remote.pin(rootDocument: json)
+        }
         guard name != HomeLayout.localRemote else { throw SyncError.reservedRemoteName(name) }
         var config = try ClientConfig.load(home)
-        if let existing = config.remote(named: name), existing.rootKey != remote.rootKey {
+        if let existing = config.remote(named: name), existing.rootKey != remote.rootKey || existing.rootDocument != remote.rootDocument {
             let pinned = (try? existing.pinnedKey().keyID.description) ?? "(unreadable)"
-            throw SyncError.remotePinned(name: name, pinnedKeyID: pinned, givenKeyID: trust.keyID.description)
+            throw SyncError.remotePinned(name: name, pinnedKeyID: pinned, givenKeyID: (try? remote.pinnedKey().keyID.description) ?? "(unreadable)")
         }
         config.remotes.removeAll { $0.name == name }
         config.remotes.append(remote)

@@ -1,43 +1,59 @@
 import CorpusFormat
 import Foundation
 
-/// The one walk along a published tree's root key chain (docs/format.md "Root keys"), for the
-/// client's catalog refresh and the mirror: `keys/root-<n>.json` and its `.minisig` for each n
-/// after the root it starts from, every link verified by the root before it
-/// (`TrustStore.verifyLink`), until the tree has no next document. A document without its
-/// signature is a refusal (`signatureMissing`), not the end of the chain.
+/// The one walk along a published tree's root chain (docs/format.md "Root document"), for the
+/// client's catalog refresh and the mirror: `keys/root-<n>.json` and its signature files for each
+/// n after the root it starts from, every link verified by the root before it
+/// (`TrustStore.verifyLink`), until the tree has no next document or `limit` links were walked.
+/// A document without the signatures it needs is a refusal, not the end of the chain.
 public enum RootChainWalk {
-    /// The links after `start`, in order; empty when the tree has nothing newer.
+    /// How many root versions one refresh walks (python-tuf's default); the next refresh goes on
+    /// from the last one walked, which is kept.
+    public static let perRefreshLimit = 32
+
+    /// The links walked, and whether the tree holds more than `limit` allowed.
+    public struct Walk: Sendable {
+        public var links: [VerifiedRootDocument]
+        /// True when the walk stopped at `limit` with a newer root still in the tree.
+        public var truncated: Bool
+        /// The valid links walked before a refusal, kept as TUF §5.3.8 allows.
+        public var refusal: SyncError?
+    }
+
+    /// The links after `start`, in order, stopping at the first refusal (returned in `refusal`,
+    /// with the valid links before it).
     ///
     /// - Parameter start: the root to continue from (the client's newest trusted root); nil starts
     ///   at root 1, which signs itself (the mirror copies the whole chain).
     /// - Parameter fetch: one small file of the tree, read to at most `cap` bytes; nil when the
     ///   tree does not have it.
-    public static func links(after start: TrustedRoot?,
-                             fetch: (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> [VerifiedRootDocument] {
+    public static func walk(after start: TrustedRoot?, limit: Int = perRefreshLimit,
+                            fetch: (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> Walk {
         var previous = start
         var links: [VerifiedRootDocument] = []
-        for _ in 0..<TrustStore.maxChainLength {
+        while true {
             let path = TreeLayout.rootKeyPath(version: (previous?.version ?? 0) + 1)
-            guard let json = try await fetch(path, CatalogFetcher.maxRootDocumentBytes) else { break }
-            guard let signature = try await fetch(path + TreeLayout.signatureSuffix, CatalogFetcher.maxSignatureBytes) else {
-                throw SyncError.signatureMissing(file: path)
+            guard let json = try await fetch(path, CatalogFetcher.maxRootDocumentBytes) else { return Walk(links: links, truncated: false) }
+            if links.count == limit { return Walk(links: links, truncated: true) }
+            do {
+                var offered: [String: Data] = [:]
+                for p in try TrustStore.signaturePaths(json: json, previous: previous, file: path) {
+                    if let data = try await fetch(p, CatalogFetcher.maxSignatureBytes) { offered[TrustStore.fileName(p)] = data }
+                }
+                let link = try TrustStore.verifyLink(json: json, signatures: offered, previous: previous, file: path)
+                links.append(link)
+                previous = link.root
+            } catch let e as SyncError where e.category == .verification {
+                return Walk(links: links, truncated: false, refusal: e)
             }
-            let link = try TrustStore.verifyLink(json: json, signature: signature, previous: try previous ?? selfSigner(json, file: path),
-                                                 file: path)
-            links.append(link)
-            previous = link.root
         }
-        return links
     }
 
-    /// Root 1 signs itself: its own key, as the root of "version 0".
-    private static func selfSigner(_ json: Data, file: String) throws -> TrustedRoot {
-        do {
-            let doc = try CanonicalJSON.decode(RootKeyDocument.self, from: json, what: file)
-            return TrustedRoot(version: 0, key: try doc.publicKey())
-        } catch let e as FormatError {
-            throw SyncError.from(e, file: file)
-        }
+    /// The links after `start`; any refusal is thrown (the mirror copies a chain whole or not at all).
+    public static func links(after start: TrustedRoot?,
+                             fetch: (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> [VerifiedRootDocument] {
+        let walk = try await walk(after: start, limit: TrustStore.maxChainLength, fetch: fetch)
+        if let refusal = walk.refusal { throw refusal }
+        return walk.links
     }
 }

@@ -21,6 +21,19 @@ public enum SyncError: Error, Equatable, Sendable {
     case expired(at: String)
     /// A signed document says something inconsistent with what was asked for.
     case catalogMismatch(reason: String)
+    /// A root document of the tree is not the next trusted root: its signatures do not meet a
+    /// threshold (`reason` says whose keys, how many signed and which did not).
+    case rootNotTrusted(file: String, reason: String)
+    /// The newest root the client walked to has expired (TUF §5.3.10): its holders must sign a new one.
+    case rootExpired(version: Int, at: String)
+    /// The freshness document (`timestamp.json`) has expired: the server or a mirror serves frozen content.
+    case timestampExpired(at: String)
+    /// The tree has no freshness document although this remote's trust requires one.
+    case timestampMissing(file: String)
+    /// The freshness document's version is below the one accepted before.
+    case timestampRollback(from: Int, to: Int)
+    /// A document of the tree is in a format newer than this client reads.
+    case unsupportedFormat(what: String, reason: String)
     /// A signed or fetched document could not be used (fishy ids, bad JSON, bad paths).
     case malformed(what: String, reason: String)
     /// A bundle whose signature and hashes hold but whose pack does not open or fails SQLite's
@@ -93,7 +106,8 @@ public enum SyncError: Error, Equatable, Sendable {
     public var category: Category {
         switch self {
         case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .catalogConflict, .expired, .catalogMismatch,
-             .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch:
+             .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch,
+             .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat:
             return .verification
         case .network: return .network
         case .notFound, .notInstalled, .wantedNotOffered: return .notFound
@@ -110,9 +124,10 @@ public enum SyncError: Error, Equatable, Sendable {
     /// the same for `corpus` and `corpusd mirror`.
     public var code: String {
         switch self {
-        case .rollback: return "rollback"
-        case .expired: return "expired"
-        case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "signature"
+        case .rollback, .timestampRollback: return "rollback"
+        case .expired, .rootExpired, .timestampExpired: return "expired"
+        case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict, .rootNotTrusted, .timestampMissing: return "signature"
+        case .unsupportedFormat: return "unsupported-format"
         case .hashMismatch, .sizeExceeded, .sizeMismatch: return "integrity"
         case .catalogMismatch, .malformed: return "unsafe-input"
         case .unsafePack: return "unsafe-pack"
@@ -140,7 +155,7 @@ public enum SyncError: Error, Equatable, Sendable {
     /// The one line a command shows: what was refused, then `description`.
     public var headline: String {
         switch self {
-        case .rollback, .expired: return "refused the catalog: \(description)"
+        case .rollback, .expired, .timestampExpired, .timestampRollback: return "refused the catalog: \(description)"
         case .delta: return "refused the delta: \(description)"
         case let .importLimit(used, limit): return "refused before downloading: import limit reached (\(used) of \(limit) used)"
         case _ where category == .verification: return "refused: \(description)"
@@ -184,8 +199,10 @@ public enum SyncError: Error, Equatable, Sendable {
         case let .signatureInvalid(what): return .signatureInvalid(what: what)
         case let .keyIDMismatch(_, actual): return .untrustedKey(keyID: actual)
         case let .untrustedKey(keyID): return .untrustedKey(keyID: keyID)
-        case let .malformed(what, reason) where file == nil, let .unsupported(what, reason) where file == nil:
+        case let .malformed(what, reason) where file == nil:
             return .malformed(what: what, reason: reason)
+        case let .unsupported(what, reason) where file == nil:
+            return .unsupportedFormat(what: what, reason: reason)
         case let .hashMismatch(name, expected, actual): return .hashMismatch(file: member(name), expected: expected, actual: actual)
         case let .sizeMismatch(name, expected, actual): return .sizeMismatch(file: member(name), expected: expected, actual: actual)
         case let .sizeExceeded(name, limit): return .sizeExceeded(file: member(name), limit: limit)
@@ -206,6 +223,13 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .catalogConflict(version): return "catalog version \(version) was re-signed with different content"
         case let .expired(at): return "the catalog expired at \(at)"
         case let .catalogMismatch(reason): return "the catalog does not match: \(reason)"
+        case let .rootNotTrusted(file, reason): return "\(file) is not a trusted root: \(reason)"
+        case let .rootExpired(version, at):
+            return "root version \(version) of this catalog expired at \(at); its root key holders must sign and publish a new root"
+        case let .timestampExpired(at): return "timestamp.json expired at \(at): the server or mirror is serving frozen content"
+        case let .timestampMissing(file): return "\(file) is missing, and this catalog's trust requires a current one"
+        case let .timestampRollback(from, to): return "the server offers timestamp version \(to), older than version \(from) already accepted"
+        case let .unsupportedFormat(what, reason): return "\(what) is not supported by this client: \(reason)"
         case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
         case let .unsafePack(corpus, cause): return "the pack of \(corpus) is not safe to search: \(cause)"
         case let .delta(corpus, cause): return "\(corpus): \(cause)"

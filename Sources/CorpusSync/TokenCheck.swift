@@ -29,7 +29,7 @@ extension CorpusClient {
         guard case let .string(kid)? = parts.header["kid"] else { return .unchecked(claims, keyID: nil) }
         let trust = TrustStore(home: home)
         for remote in try ClientConfig.load(home).remotes {
-            let keys = [try? remote.pinnedKey(), try? trust.currentRoot(for: remote).key].compactMap { $0 }
+            let keys = [try? remote.pinnedKey()].compactMap { $0 } + ((try? trust.currentRoot(for: remote).roles.keys.values.map { $0 }) ?? [])
             guard let key = keys.first(where: { $0.keyID.description == kid }) else { continue }
             _ = try EntitlementVerifier(key: key, audience: nil, leeway: EntitlementVerifier.maxLeeway).signedClaims(compact)
             return .verified(claims, remote: remote.name)

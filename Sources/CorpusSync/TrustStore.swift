@@ -1,42 +1,56 @@
 import CorpusFormat
 import Foundation
 
-/// A root key the client trusts for a remote, with its version in the rotation chain.
+/// A root the client trusts for a remote: one version of the tree's root document, with its keys by role.
 public struct TrustedRoot: Sendable, Hashable {
-    public var version: Int
-    public var key: PublicKey
+    public var roles: RootRoles
 
-    public init(version: Int, key: PublicKey) {
-        self.version = version
-        self.key = key
-    }
+    public init(roles: RootRoles) { self.roles = roles }
+
+    /// A single-key root (format 1): `key` holds every role.
+    public init(version: Int, key: PublicKey) { roles = .singleKey(key, version: version) }
+
+    public var version: Int { roles.version }
+
+    /// The keys that sign catalogs, bundle manifests, deltas and embedder artifacts.
+    public var catalogKeys: [PublicKey] { roles.keys(for: .catalog) }
 }
 
 extension TrustedRoot {
-    /// Checks a detached minisign signature of a tree file (`file`: the catalog or a root key
-    /// document) as this root's: text, made by this root's key (`untrustedKey` otherwise), valid
-    /// over `message` and its trusted comment. Format refusals are thrown as they are.
-    func verify(_ signature: Data, of message: Data, file: String) throws {
+    /// Checks a detached minisign signature of a tree file (`file`: the catalog or the timestamp)
+    /// as one by a key of `role`: text, made by a key of the role (`untrustedKey` otherwise),
+    /// valid over `message` and its trusted comment. Returns the signing key's id.
+    @discardableResult
+    public func verifySignature(_ signature: Data, of message: Data, file: String, role: RootRole) throws -> KeyID {
+        try verify(signature, of: message, file: file, role: role)
+    }
+
+    @discardableResult
+    func verify(_ signature: Data, of message: Data, file: String, role: RootRole) throws -> KeyID {
         guard let text = String(data: signature, encoding: .utf8) else {
             throw SyncError.malformed(what: "\(file)\(TreeLayout.signatureSuffix)", reason: "not UTF-8 text")
         }
         let sig = try Signature(text: text)
-        guard sig.keyID == key.keyID else { throw SyncError.untrustedKey(keyID: sig.keyID.description) }
+        guard roles.holds(sig.keyID, as: role), let key = roles.keys[sig.keyID] else { throw SyncError.untrustedKey(keyID: sig.keyID.description) }
         try key.verify(sig, message: message)
+        return sig.keyID
     }
 }
 
-/// A root key document exactly as fetched, already verified against the previous root.
+/// A root document exactly as fetched, already verified against the previous root, with the
+/// signature files that were offered for it (by file name: `root-<N>.json.minisig` or
+/// `root-<N>.json.<KEYID>.minisig`).
 public struct VerifiedRootDocument: Sendable, Hashable {
     public var root: TrustedRoot
     public var json: Data
-    public var signature: Data
+    public var signatures: [String: Data]
 }
 
-/// The accepted root key chain of each remote, under `HOME/trust/<remote>/`.
+/// The accepted root chain of each remote, under `HOME/trust/<remote>/`.
 ///
-/// The chain starts at the remote's pinned key; `root-<N>.json(.minisig)` files extend it and are
-/// re-verified link by link every time it is read, so a damaged or planted file stops the chain.
+/// The chain starts at the remote's pinned root (a key or a root document); `root-<N>.json` and
+/// its signature files extend it and are re-verified link by link every time it is read, so a
+/// damaged or planted file stops the chain.
 public struct TrustStore: Sendable {
     public let home: HomeLayout
     /// Rotation chains longer than this are refused rather than walked forever.
@@ -44,51 +58,72 @@ public struct TrustStore: Sendable {
 
     public init(home: HomeLayout) { self.home = home }
 
-    private func paths(_ remote: Remote, version: Int) -> (json: String, signature: String) {
-        let json = "\(home.trust(remote.name))/root-\(version).json"
-        return (json, json + TreeLayout.signatureSuffix)
-    }
+    private func path(_ remote: Remote, _ name: String) -> String { "\(home.trust(remote.name))/\(name)" }
 
-    /// The newest accepted root of `remote`: the pinned key, extended by every stored link that verifies.
+    /// The newest accepted root of `remote`: the pinned root, extended by every stored link that verifies.
     public func currentRoot(for remote: Remote) throws -> TrustedRoot {
-        var root = TrustedRoot(version: remote.rootVersion, key: try remote.pinnedKey())
-        for _ in 0..<Self.maxChainLength {
-            let next = paths(remote, version: root.version + 1)
-            guard let json = FileManager.default.contents(atPath: next.json),
-                  let sig = FileManager.default.contents(atPath: next.signature) else { break }
-            root = try Self.verifyLink(json: json, signature: sig, previous: root, file: next.json).root
-        }
-        return root
+        try chain(for: remote).last!
     }
 
-    /// Checks that `json` is root key document `previous.version + 1`, signed by `previous`.
-    public static func verifyLink(json: Data, signature: Data, previous: TrustedRoot, file: String) throws -> VerifiedRootDocument {
-        let expected = previous.version + 1
+    /// Every root of `remote` from the pinned one to the newest accepted, in order.
+    public func chain(for remote: Remote) throws -> [TrustedRoot] {
+        var chain = [try remote.pinnedRoot()]
+        for _ in 0..<Self.maxChainLength {
+            let file = path(remote, Self.fileName(TreeLayout.rootKeyPath(version: chain.last!.version + 1)))
+            guard let json = FileManager.default.contents(atPath: file) else { break }
+            var offered: [String: Data] = [:]
+            for p in try Self.signaturePaths(json: json, previous: chain.last!, file: file) {
+                let name = Self.fileName(p)
+                if let data = FileManager.default.contents(atPath: path(remote, name)) { offered[name] = data }
+            }
+            chain.append(try Self.verifyLink(json: json, signatures: offered, previous: chain.last!, file: file).root)
+        }
+        return chain
+    }
+
+    /// The last path segment of a tree path: how the trust folder names a chain file.
+    static func fileName(_ treePath: String) -> String { String(treePath.split(separator: "/").last ?? Substring(treePath)) }
+
+    /// The tree paths of the signature files that can count for the root document `json`
+    /// (`RootLink.signaturePaths`); the document is parsed, not yet trusted.
+    public static func signaturePaths(json: Data, previous: TrustedRoot?, file: String) throws -> [String] {
+        try mapped(file) { RootLink.signaturePaths(of: try RootRoles.parse(json, what: file), previous: previous?.roles) }
+    }
+
+    /// Checks that `json` is root document `previous.version + 1` (or root 1, signing itself, when
+    /// `previous` is nil) with the signature files offered, by file name (`RootLink`).
+    public static func verifyLink(json: Data, signatures: [String: Data], previous: TrustedRoot?, file: String) throws -> VerifiedRootDocument {
+        try mapped(file) {
+            let next = try RootRoles.parse(json, what: file)
+            // Only the files the rule names count, in the rule's order, however many were offered.
+            let ordered = RootLink.signaturePaths(of: next, previous: previous?.roles).compactMap { signatures[fileName($0)] }
+            try RootLink.verify(next, json: json, signatures: ordered, previous: previous?.roles)
+            return VerifiedRootDocument(root: TrustedRoot(roles: next), json: json, signatures: signatures)
+        }
+    }
+
+    /// Runs a step of the root rule, turning its refusals into the client's.
+    private static func mapped<T>(_ file: String, _ body: () throws -> T) throws -> T {
         do {
-            try previous.verify(signature, of: json, file: file)
-            let doc = try CanonicalJSON.decode(RootKeyDocument.self, from: json, what: file)
-            guard doc.format == 1, doc.version == expected else {
-                throw SyncError.catalogMismatch(reason: "\(file) says root version \(doc.version), expected \(expected)")
-            }
-            let key = try doc.publicKey()
-            guard key.keyID.description == doc.keyID else {
-                throw SyncError.malformed(what: file, reason: "key_id does not match the key")
-            }
-            return VerifiedRootDocument(root: TrustedRoot(version: expected, key: key), json: json, signature: signature)
+            return try body()
         } catch let e as FormatError {
             throw SyncError.from(e)
+        } catch let e as RootLink.Refusal {
+            switch e {
+            case .wrongVersion, .formatDowngrade: throw SyncError.catalogMismatch(reason: "\(file) \(e)")
+            case .thresholdNotMet: throw SyncError.rootNotTrusted(file: file, reason: e.description)
+            }
         }
     }
 
-    /// Stores newly accepted links (in order). Each file is replaced atomically, the signature
-    /// before the document, so a crash leaves at most an unused signature behind.
+    /// Stores newly accepted links (in order). Each file is replaced atomically, the signatures
+    /// before the document, so a crash leaves at most unused signatures behind.
     public func persist(_ links: [VerifiedRootDocument], for remote: Remote) throws {
         guard !links.isEmpty else { return }
         try FileIO.createDirectory(home.trust(remote.name))
         for link in links {
-            let p = paths(remote, version: link.root.version)
-            try FileIO.writeAtomically(link.signature, to: p.signature)
-            try FileIO.writeAtomically(link.json, to: p.json)
+            for (name, data) in link.signatures.sorted(by: { $0.key < $1.key }) { try FileIO.writeAtomically(data, to: path(remote, name)) }
+            try FileIO.writeAtomically(link.json, to: path(remote, Self.fileName(TreeLayout.rootKeyPath(version: link.root.version))))
         }
     }
 }

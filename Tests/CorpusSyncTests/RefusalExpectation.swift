@@ -1,6 +1,7 @@
 import Testing
 import CorpusSync
 import CorpusTestSupport
+import Foundation
 
 /// A test environment whose home folder can be snapshotted, so refusals can be checked to
 /// change nothing.
@@ -15,6 +16,19 @@ extension HomeSnapshotting {
         await expectRefusal(described: "\(expected)", sourceLocation: sourceLocation, { e in
             #expect(e == expected, sourceLocation: sourceLocation)
         }, body)
+    }
+
+    /// Runs `body`, expecting exactly `expected`, and checks the home folder changed only by the
+    /// files `kept` (home-relative paths) appearing: the valid root versions a refused refresh
+    /// keeps (TUF §5.3.8).
+    func expectRefusal<T>(_ expected: SyncError, keeping kept: [String], home: String, sourceLocation: SourceLocation = #_sourceLocation,
+                          _ body: () async throws -> T) async {
+        let isKept = { (rel: String) in kept.contains(rel) || rel == "trust" || kept.contains { $0.hasPrefix(rel + "/") } }
+        for rel in kept { #expect(!FileManager.default.fileExists(atPath: "\(home)/\(rel)"), "\(rel) exists before", sourceLocation: sourceLocation) }
+        await expectRefusal(described: "\(expected)", snapshot: {
+            DirectorySnapshot(home, ignoring: { $0 == "locks" || $0.hasPrefix("locks/") || isKept($0) })
+        }, sourceLocation: sourceLocation, { e in #expect(e == expected, sourceLocation: sourceLocation) }, body)
+        for rel in kept { #expect(FileManager.default.fileExists(atPath: "\(home)/\(rel)"), "\(rel) was not kept", sourceLocation: sourceLocation) }
     }
 
     /// Runs `body`, expecting a `SyncError` of `category` whose message is exactly `message`, and
