@@ -192,6 +192,49 @@ public struct RootRotationVector: Decodable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Writes the vector as a published tree into `folder`: every root document and signature
+    /// file, then catalog 1 (no corpora), its pointer and `timestamp.json`, signed by the online
+    /// keys of the root the vector ends trusting (root 1 when none), as its publisher would.
+    @discardableResult
+    public func writeTree(into folder: TempDirectory, catalogID: String, now: Date) throws -> [PublishedRoot] {
+        let chain = try publish(now: now)
+        for root in chain {
+            try folder.write(root.path, root.json)
+            for file in root.signatures { try folder.write(file.path, file.data) }
+        }
+        let signer = chain[max(expect.trusted, 1) - 1]
+        let roles = try RootRoles.parse(signer.json, what: signer.path)
+        let catalog = Catalog(id: catalogID, title: "Vector \(name)", version: 1, issued: now, expires: now.addingTimeInterval(30 * 86400),
+                              rootVersion: roles.version, corpora: [])
+        let catalogBytes = try catalog.canonicalBytes()
+        let catalogPath = TreeLayout.catalogPath(version: 1)
+        try folder.write(catalogPath, catalogBytes)
+        try folder.write(catalogPath + TreeLayout.signatureSuffix,
+                         try secretKey(roles.role(.catalog).keyIDs[0]).sign(catalogBytes, trustedComment: catalog.trustedComment).fileText)
+        try folder.write(TreeLayout.pointer, try CanonicalJSON.encode(CatalogPointer(id: catalogID, version: 1)))
+        let stamp = TimestampDocument(version: 1, issued: now, expires: now.addingTimeInterval(86400),
+                                      catalog: .init(id: catalogID, version: 1, path: catalogPath, digest: SHA256.digest(catalogBytes),
+                                                     size: Int64(catalogBytes.count)))
+        let stampBytes = try CanonicalJSON.encode(stamp)
+        try folder.write(TreeLayout.timestamp, stampBytes)
+        try folder.write(TreeLayout.timestamp + TreeLayout.signatureSuffix,
+                         try secretKey(roles.role(.timestamp).keyIDs[0]).sign(stampBytes, trustedComment: stamp.trustedComment).fileText)
+        return chain
+    }
+
+    /// The secret key of a key id, among the keys the vector names.
+    public func secretKey(_ id: KeyID) throws -> SecretKey {
+        var names = Set(online.values.flatMap(\.keys))
+        for root in roots {
+            names.formUnion((root.root?.keys ?? []) + (root.catalog?.keys ?? []) + (root.timestamp?.keys ?? []) + (root.key.map { [$0] } ?? []))
+            names.formUnion(root.signers.map(\.key))
+        }
+        guard let key = try names.map({ try Self.key(named: $0) }).first(where: { $0.keyID == id }) else {
+            throw VectorError("\(name): no key named for id \(id)")
+        }
+        return key
+    }
+
     private func document(_ root: Root, position: Int, now: Date) throws -> Data {
         let version = root.version ?? position
         let created = now.addingTimeInterval(-365 * 86400)
