@@ -43,7 +43,7 @@ import Foundation
         let at = try #require(vector.expect.at)
         let expected = try Self.refusal(vector, chain: chain, at: at)
         #expect(expected.category == .verification, "\(vector): \(expected) exits 3")
-        let kept = try Self.keptFiles(vector, chain: chain, remote: remote)
+        let kept = try vector.keptFiles(chain, folder: "trust/\(remote.name)")
         await env.expectRefusal(expected, keeping: kept.map(\.path), home: env.home.root) {
             try await env.fetcher(now: now).refresh(remote)
         }
@@ -88,24 +88,5 @@ import Foundation
             let expires = try #require(try RootRoles.parse(chain[at - 1].json, what: file).expires)
             return .rootExpired(version: at, at: Timestamp.format(expires))
         }
-    }
-
-    /// The home-relative files a refused refresh keeps: for each valid root after the pinned one,
-    /// its document and the signature files the client fetches for it (`RootLink.signaturePaths`).
-    static func keptFiles(_ vector: RootRotationVector, chain: [RootRotationVector.PublishedRoot], remote: Remote) throws -> [(path: String, data: Data)] {
-        guard vector.expect.trusted >= 2 else { return [] }
-        var kept: [(path: String, data: Data)] = []
-        let folder = "trust/\(remote.name)"
-        for position in 2...vector.expect.trusted {
-            let root = chain[position - 1]
-            let previous = try RootRoles.parse(chain[position - 2].json, what: chain[position - 2].path)
-            let next = try RootRoles.parse(root.json, what: root.path)
-            let served = Dictionary(root.signatures.map { ($0.path, $0.data) }, uniquingKeysWith: { first, _ in first })
-            kept.append(("\(folder)/root-\(position).json", root.json))
-            for path in RootLink.signaturePaths(of: next, previous: previous) {
-                if let data = served[path] { kept.append(("\(folder)/\((path as NSString).lastPathComponent)", data)) }
-            }
-        }
-        return kept
     }
 }

@@ -222,6 +222,33 @@ public struct RootRotationVector: Decodable, Sendable, CustomStringConvertible {
         return chain
     }
 
+    /// The files a refused refresh keeps under `folder` (home-relative `trust/<remote>`): for each
+    /// valid root after the pinned root 1, its document and the signature files a client fetches
+    /// for it (`RootLink.signaturePaths`), with the bytes served.
+    public func keptFiles(_ chain: [PublishedRoot], folder: String) throws -> [(path: String, data: Data)] {
+        guard expect.trusted >= 2 else { return [] }
+        var kept: [(path: String, data: Data)] = []
+        for position in 2...expect.trusted {
+            let root = chain[position - 1]
+            let previous = try RootRoles.parse(chain[position - 2].json, what: chain[position - 2].path)
+            let next = try RootRoles.parse(root.json, what: root.path)
+            let served = Dictionary(root.signatures.map { ($0.path, $0.data) }, uniquingKeysWith: { first, _ in first })
+            kept.append(("\(folder)/root-\(position).json", root.json))
+            for path in RootLink.signaturePaths(of: next, previous: previous) {
+                if let data = served[path] { kept.append(("\(folder)/\((path as NSString).lastPathComponent)", data)) }
+            }
+        }
+        return kept
+    }
+
+    /// Writes what a user pins the vector's tree with (`corpus remote add --trust FILE`) into
+    /// `folder`: root 1's document when it is format 2, else its one key's `.pub` file.
+    public func writeTrustFile(_ chain: [PublishedRoot], into folder: TempDirectory) throws -> String {
+        let roles = try RootRoles.parse(chain[0].json, what: chain[0].path)
+        if roles.format >= 2 { return try folder.write("root-1.json", chain[0].json) }
+        return try folder.write("root.pub", roles.keys(for: .root)[0].fileText)
+    }
+
     /// The secret key of a key id, among the keys the vector names.
     public func secretKey(_ id: KeyID) throws -> SecretKey {
         var names = Set(online.values.flatMap(\.keys))
