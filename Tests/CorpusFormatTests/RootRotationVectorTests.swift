@@ -109,6 +109,27 @@ import CorpusTestSupport
         #expect(try RootRotationVector.key(named: "holder-a").publicKey.base64 == "RWRyV+QCRWWtI4Y3MQKlhWdm3nKuLfnIm1+jC2UNto1pGXBncwB8zR3X")
     }
 
+    @Test func theRealMinisignChecksEachHoldersSignatureByHand() throws {
+        // Issue 28: each signature is a separate minisign file, so `minisign -V` checks any one.
+        let vector = try #require(Self.vectors.first { $0.name == "3-of-5, all keys rotated, with intermediate step" })
+        let tree = TempDirectory("vector-minisign")
+        let chain = try vector.writeTree(into: tree, catalogID: "vectors", now: Date())
+        let root2 = chain[1]
+        #expect(root2.signatures.count == 6)
+        for (index, file) in root2.signatures.enumerated() {
+            let signer = try #require(ThresholdSignatures.signer(of: file.data))
+            let pub = try tree.write("pub/\(signer).pub", vector.secretKey(signer).publicKey.fileText)
+            let r = try ProcessRunner.run("/usr/bin/minisign", ["-V", "-m", tree.url(root2.path), "-x", tree.url(file.path), "-p", pub], stdin: Data())
+            #expect(r.status == 0, "\(file.path): \(r.stderr)")
+            #expect(r.stdout.contains("Trusted comment: root:2 signer:\(signer)"), "\(r.stdout)")
+            // Another holder's key does not check it.
+            let other = try #require(ThresholdSignatures.signer(of: root2.signatures[(index + 1) % root2.signatures.count].data))
+            let otherPub = try tree.write("pub/\(other).pub", vector.secretKey(other).publicKey.fileText)
+            #expect(try ProcessRunner.run("/usr/bin/minisign", ["-V", "-m", tree.url(root2.path), "-x", tree.url(file.path), "-p", otherPub],
+                                          stdin: Data()).status != 0)
+        }
+    }
+
     @Test(arguments: vectors)
     func eachVectorWalksToItsOutcome(_ vector: RootRotationVector) throws {
         let chain = try vector.publish(now: Self.now)

@@ -13,6 +13,12 @@ import CorpusTestSupport
 @Suite struct RootRotationCLITests {
     static let vectors = ((try? RootRotationVector.all()) ?? []).filter { $0.expect.at != 1 }
 
+    @Test func theVectorsLoad() throws {
+        // The arguments come from a `try?`: an unreadable data file must fail here, not walk nothing.
+        let all = try RootRotationVector.all()
+        #expect(!Self.vectors.isEmpty && Self.vectors.count == all.filter { $0.expect.at != 1 }.count)
+    }
+
     @Test(arguments: vectors)
     func corpusCatalogExitsAsTheVectorSays(_ vector: RootRotationVector) throws {
         let tree = TempDirectory("vector-tree"), pins = TempDirectory("vector-pin")
