@@ -53,6 +53,29 @@ import Foundation
         #expect(try TrustStore(home: env.home).currentRoot(for: remote).version == vector.expect.trusted, "\(vector)")
     }
 
+    /// The walk the client and the mirror share, from nothing (as `corpusd mirror` copies a chain):
+    /// root 1 must sign itself, so here the vectors refused at root 1 are walked too. Expiry is the
+    /// refresh's check, not the walk's: an expired newest root is walked and kept.
+    @Test(arguments: vectors)
+    func theChainWalkFromRootOneStopsWhereTheVectorSays(_ vector: RootRotationVector) async throws {
+        let chain = try vector.publish(now: Date())
+        var files: [String: Data] = [:]
+        for root in chain {
+            files[root.path] = root.json
+            for file in root.signatures { files[file.path] = file.data }
+        }
+        let served = files
+        let walk = try await RootChainWalk.walk(after: nil) { path, _ in served[path] }
+        #expect(walk.links.last?.root.version ?? 0 == vector.expect.trusted, "\(vector)")
+        #expect(!walk.truncated)
+        if vector.expect.accepts || vector.expect.reason == .expired {
+            #expect(walk.refusal == nil, "\(vector): \(String(describing: walk.refusal))")
+        } else {
+            let at = try #require(vector.expect.at)
+            #expect(walk.refusal == (try Self.refusal(vector, chain: chain, at: at)), "\(vector)")
+        }
+    }
+
     /// A remote pinned to the vector's root 1: its key for a format-1 root, the document itself
     /// for a format-2 one (as `corpus remote add --trust` does with a `.pub` or a `root-1.json`).
     static func remote(pinnedTo first: RootRotationVector.PublishedRoot, url: String) throws -> Remote {
