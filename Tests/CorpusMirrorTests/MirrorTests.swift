@@ -245,6 +245,8 @@ import CorpusTestSupport
         try fixture.dir.write("public/catalogs/\(catalog.version).json", catalogBytes)
         try fixture.dir.write("public/catalogs/\(catalog.version).json.minisig", try key.sign(catalogBytes, trustedComment: catalog.trustedComment).fileText)
         try fixture.dir.write("public/catalog.json", try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: catalog.version)))
+        // The freshness document names it too: the mirror follows it, not the pointer.
+        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey])
 
         let error = await refusal { _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run() }
         let strangerID = try PublicKey(contentsOf: fixture.strangerPub).keyID.description
@@ -288,12 +290,14 @@ import CorpusTestSupport
         // The upstream points back at catalog 1 (validly signed, older).
         let current = try #require(bytes("\(fixture.tree)/catalog.json"))
         try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: fixture.catalogID, version: 1)), to: "\(fixture.tree)/catalog.json")
+        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey])
         let rollback = await refusal { _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run() }
         #expect(rollback == .rollback(from: 2, to: 1))
         #expect(DirectorySnapshot(work.path) == before)
 
         // Catalog 2 again, but the clock is past its expiry: a frozen upstream is not passed on.
         try FileIO.writeAtomically(current, to: "\(fixture.tree)/catalog.json")
+        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey])
         let expires = try fixture.catalog().expires
         let expired = await refusal {
             _ = try await updater(upstream.url, work.path, trust: fixture.rootPub, now: { Date().addingTimeInterval(60 * 86400) }).run()
@@ -311,6 +315,8 @@ import CorpusTestSupport
         let oldTides = try fixture.bundlePath("tides")
         try fixture.edit("tides", version: "2")
         try fixture.publish(expires: "30d")
+        // Re-signed for longer than the day the clock moves, as a daily cron would keep it fresh.
+        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey, "--expires", "7d"])
 
         let later = try await updater(upstream.url, work.path, trust: fixture.rootPub, now: { Date().addingTimeInterval(2 * 86400) }).run()
         #expect(later.removed == [oldTides])
