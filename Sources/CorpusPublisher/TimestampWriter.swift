@@ -27,7 +27,7 @@ public enum TimestampWriter {
     }
 
     /// Signs a timestamp for the catalog `catalog` (already written at `catalogs/<version>.json`)
-    /// with `key` and writes `timestamp.json`, then its signature, each atomically.
+    /// with `key` and writes its signature, then `timestamp.json`, each atomically.
     static func write(catalog: CatalogPointer, version: Int, key: SecretKey, tree: String, now: Date,
                       expiresIn: TimeInterval) throws -> TimestampDocument {
         let path = TreeLayout.catalogPath(version: catalog.version)
@@ -38,8 +38,10 @@ public enum TimestampWriter {
         let bytes = try CanonicalJSON.encode(doc)
         let signature = try key.sign(bytes, trustedComment: doc.trustedComment,
                                      untrustedComment: "timestamp \(version) of catalog \(catalog.id) version \(catalog.version), key \(key.keyID)")
-        try FileIO.writeAtomically(bytes, to: "\(tree)/\(TreeLayout.timestamp)")
+        // The signature first: a client reads the document, then the signature, and asks again
+        // once when they do not match (docs/client.md), so this order closes the window.
         try FileIO.writeAtomically(Data(signature.fileText.utf8), to: "\(tree)/\(TreeLayout.timestamp)\(TreeLayout.signatureSuffix)")
+        try FileIO.writeAtomically(bytes, to: "\(tree)/\(TreeLayout.timestamp)")
         return doc
     }
 

@@ -27,6 +27,8 @@ public struct CatalogFetcher: Sendable {
     public static let maxSignatureBytes: Int64 = 16 * 1024
     public static let maxRootDocumentBytes: Int64 = 64 * 1024
     public static let maxTimestampBytes: Int64 = 16 * 1024
+    /// How long to wait before asking again for a timestamp whose signature does not match it.
+    static let timestampRetryPauses: [UInt64] = [200_000_000, 800_000_000]
 
     public init(home: HomeLayout, client: HTTPClient, retry: RetryPolicy = RetryPolicy(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.home = home
@@ -120,9 +122,21 @@ public struct CatalogFetcher: Sendable {
         let stamp = try state.acceptedTimestamp(remote.name)
         let trusted = try TrustStore(home: home).currentRoot(for: remote)
         if trusted.roles.format < 2 && stamp == nil { return try await refreshByPointer(remote, from: source, accepted: accepted, trusted: trusted) }
+        // A conditional GET of the timestamp first: a 304 ends the refresh in one request, as the
+        // pointer's did; the accepted timestamp must still be unexpired (a server answering 304
+        // forever cannot freeze the client past it). The root chain is walked whenever the
+        // timestamp changed, which every publish and every `corpusd timestamp` run makes it do.
+        let stampURL = source.url(for: TreeLayout.timestamp)
+        let response = try await conditionalGet(stampURL, remote: remote, when: stamp != nil && accepted != nil, cap: Self.maxTimestampBytes)
+        if response?.head.status == 304, let stamp, let accepted {
+            if let expiry = stamp.document.expiryDate, expiry <= now() { throw SyncError.timestampExpired(at: stamp.document.expires) }
+            if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }
+            return Pending(remote: remote, update: .unchanged(accepted.catalog), root: trusted, links: [], accepted: nil, fetch: nil)
+        }
         let walk = try await walkRoots(of: remote, from: trusted, on: source)
         return try await keepingRoots(walk, of: remote) {
-            try await refreshByTimestamp(remote, from: source, accepted: accepted, stamp: stamp, trusted: trusted, walk: walk, served: nil)
+            try await refreshByTimestamp(remote, from: source, accepted: accepted, stamp: stamp, trusted: trusted, walk: walk,
+                                         served: response?.body, fetch: response.flatMap { Self.validators(of: $0, url: stampURL) })
         }
     }
 
@@ -142,9 +156,11 @@ public struct CatalogFetcher: Sendable {
         return try await keepingRoots(walk, of: remote) {
             if let refusal = walk.refusal { throw refusal }
             let root = walk.links.last?.root ?? trusted
-            let served = try await optional(source.url(for: TreeLayout.timestamp), cap: Self.maxTimestampBytes)
+            let stampURL = source.url(for: TreeLayout.timestamp)
+            let served = try await conditionalGet(stampURL, remote: remote, when: false, cap: Self.maxTimestampBytes)
             if root.roles.format >= 2 || served != nil {
-                return try await refreshByTimestamp(remote, from: source, accepted: accepted, stamp: nil, trusted: trusted, walk: walk, served: served)
+                return try await refreshByTimestamp(remote, from: source, accepted: accepted, stamp: nil, trusted: trusted, walk: walk,
+                                                    served: served?.body, fetch: served.flatMap { Self.validators(of: $0, url: stampURL) })
             }
             // The catalog and its signature, as bytes; a missing signature is a refusal, not a pass.
             let catalogBytes = try await client.get(HTTPRequest(url: source.url(for: pointer.path), maxBodyBytes: Self.maxCatalogBytes)).body
@@ -152,10 +168,8 @@ public struct CatalogFetcher: Sendable {
             let verdict = try CatalogVerifier(now: now()).verify(bytes: catalogBytes, signature: signatureBytes, file: pointer.path,
                                                                  root: root, expectedID: pointer.id, accepted: accepted)
             try Self.check(verdict.catalog, against: pointer)
-            let head = pointerResponse.head
-            let fetch = head.etag != nil || head.lastModified != nil
-                ? FetchState(url: pointerURL, etag: head.etag, lastModified: head.lastModified) : nil
-            return pending(remote, verdict, bytes: catalogBytes, signature: signatureBytes, previous: accepted, root: root, walk: walk, fetch: fetch)
+            return pending(remote, verdict, bytes: catalogBytes, signature: signatureBytes, previous: accepted, root: root, walk: walk,
+                           fetch: Self.validators(of: pointerResponse, url: pointerURL))
         }
     }
 
@@ -166,9 +180,10 @@ public struct CatalogFetcher: Sendable {
     /// reset (TUF's fast-forward recovery), so the publisher's next catalog is accepted after a
     /// stolen online key signed higher versions.
     ///
-    /// - Parameter served: `timestamp.json` as already fetched by `refreshByPointer`.
+    /// - Parameter served: `timestamp.json` as fetched, nil when the tree has none.
+    /// - Parameter fetch: its validators, for the next refresh's conditional request.
     private func refreshByTimestamp(_ remote: Remote, from source: Source, accepted: AcceptedCatalog?, stamp: AcceptedTimestamp?,
-                                    trusted: TrustedRoot, walk: RootChainWalk.Walk, served: Data?) async throws -> Pending {
+                                    trusted: TrustedRoot, walk: RootChainWalk.Walk, served: Data?, fetch: FetchState?) async throws -> Pending {
         if let refusal = walk.refusal { throw refusal }
         let root = walk.links.last?.root ?? trusted
         if root.roles.hasExpired(at: now()), let expires = root.roles.expires {
@@ -178,17 +193,24 @@ public struct CatalogFetcher: Sendable {
         let catalogFloor = accepted.flatMap { Self.signed($0.signature, by: root, as: .catalog) ? $0 : nil }
 
         let file = TreeLayout.timestamp
-        let stampBytes: Data
-        if let served { stampBytes = served } else {
-            guard let fetched = try await optional(source.url(for: file), cap: Self.maxTimestampBytes) else { throw SyncError.timestampMissing(file: file) }
-            stampBytes = fetched
+        guard var stampBytes = served else { throw SyncError.timestampMissing(file: file) }
+        var stampSignature = try await signature(of: file, on: source)
+        // The document and its signature are two files, replaced one after the other (the
+        // signature first): a reader between the two sees a pair that does not match. Asked
+        // again after a moment, a publish in progress has finished; a pair that still does not
+        // match is refused.
+        for pause in Self.timestampRetryPauses where (try? root.verify(stampSignature, of: stampBytes, file: file, role: .timestamp)) == nil {
+            try await Task.sleep(nanoseconds: pause)
+            guard let again = try await optional(source.url(for: file), cap: Self.maxTimestampBytes) else { throw SyncError.timestampMissing(file: file) }
+            stampBytes = again
+            stampSignature = try await signature(of: file, on: source)
         }
-        guard let stampSignature = try await optional(source.url(for: file + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes),
-              !stampSignature.isEmpty else { throw SyncError.signatureMissing(file: file) }
         let document: TimestampDocument
         do {
             try root.verify(stampSignature, of: stampBytes, file: file, role: .timestamp)
             document = try TimestampDocument.decode(stampBytes)
+        } catch FormatError.signatureInvalid {
+            throw SyncError.signatureInvalid(what: "\(file) (it does not match \(file)\(TreeLayout.signatureSuffix); a publish or an upload may be under way or cut short)")
         } catch let e as FormatError {
             throw SyncError.from(e)
         }
@@ -209,7 +231,7 @@ public struct CatalogFetcher: Sendable {
         if let held = catalogFloor, held.catalog.version == named.version, SHA256Digest(bytes: SHA256.hash(held.bytes)) == named.digest {
             // Vouched for again: nothing to download, but the catalog's own expiry still holds.
             if let expiry = held.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: held.catalog.expires) }
-            var p = Pending(remote: remote, update: .unchanged(held.catalog), root: root, links: walk.links, accepted: nil, fetch: nil)
+            var p = Pending(remote: remote, update: .unchanged(held.catalog), root: root, links: walk.links, accepted: nil, fetch: fetch)
             p.timestamp = newStamp
             p.rootsPending = walk.truncated
             return p
@@ -231,7 +253,7 @@ public struct CatalogFetcher: Sendable {
         guard verdict.catalog.version == named.version else {
             throw SyncError.catalogMismatch(reason: "\(named.path) holds version \(verdict.catalog.version), \(file) says \(named.version)")
         }
-        var p = pending(remote, verdict, bytes: catalogBytes, signature: signatureBytes, previous: accepted, root: root, walk: walk, fetch: nil)
+        var p = pending(remote, verdict, bytes: catalogBytes, signature: signatureBytes, previous: accepted, root: root, walk: walk, fetch: fetch)
         p.timestamp = newStamp
         return p
     }
@@ -268,6 +290,35 @@ public struct CatalogFetcher: Sendable {
             try TrustStore(home: home).persist(walk.links, for: remote)
             throw e
         }
+    }
+
+    /// A detached signature of a mutable file; missing or empty is a refusal.
+    private func signature(of file: String, on source: Source) async throws -> Data {
+        guard let data = try await optional(source.url(for: file + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes), !data.isEmpty else {
+            throw SyncError.signatureMissing(file: file)
+        }
+        return data
+    }
+
+    /// GETs a small mutable file, conditionally when `condition` holds and validators were saved
+    /// for this very URL (a 304 then means nothing changed); nil when the server says 404.
+    private func conditionalGet(_ url: String, remote: Remote, when condition: Bool, cap: Int64) async throws -> HTTPResponse? {
+        var headers: [String: String] = [:]
+        if condition, let fetch = CatalogState(home: home).fetchState(remote.name), fetch.url == url {
+            if let etag = fetch.etag { headers["If-None-Match"] = etag }
+            if let lm = fetch.lastModified { headers["If-Modified-Since"] = lm }
+        }
+        do {
+            return try await client.get(HTTPRequest(url: url, headers: headers, maxBodyBytes: cap), allowNotModified: !headers.isEmpty)
+        } catch TransportError.httpStatus(code: 404) {
+            return nil
+        }
+    }
+
+    /// The validators of a response, to send with the next request for `url`; nil when it has none.
+    static func validators(of response: HTTPResponse, url: String) -> FetchState? {
+        let head = response.head
+        return head.etag != nil || head.lastModified != nil ? FetchState(url: url, etag: head.etag, lastModified: head.lastModified) : nil
     }
 
     /// GETs the pointer, conditionally when a catalog was accepted and validators were saved for

@@ -87,6 +87,39 @@ import Foundation
                                   home: m.env.home.root) { try await m.env.fetcher().refresh(m.remote) }
     }
 
+    /// A publish replaces the signature, then the document: a client that read the document
+    /// between the two sees a pair that does not match, asks again and takes the new pair.
+    @Test func aTimestampReadMidPublishIsAskedForAgain() async throws {
+        let env = try SyncTestEnvironment()
+        let roles = try StaticTreeFixture.Roles.generate(rootKeys: 1, threshold: 1)
+        try env.tree.writeRoleRoot(version: 2, roles: roles, signers: [env.tree.rootKeys[0], roles.root[0]])
+        try env.tree.publish(version: 2, signer: roles.catalog[0], rootVersion: 2)
+        let stale = try env.tree.writeTimestamp(version: 1, catalogVersion: 2, signer: roles.timestamp[0])
+        try env.tree.writeTimestamp(version: 2, catalogVersion: 2, signer: roles.timestamp[0])
+        // The first answer for timestamp.json is the document the signature no longer matches.
+        let served = Collected<String>()
+        let origin = try env.server { request in
+            guard request.path == "/timestamp.json" else { return .normal }
+            served.append(request.path)
+            return served.all.count == 1 ? .content(stale) : .normal
+        }
+        let update = try await env.fetcher().refresh(try env.remote(origin))
+        #expect(update.catalog.version == 2)
+        #expect(served.all.count == 2)
+        #expect(try CatalogState(home: env.home).acceptedTimestamp("main")?.document.version == 2)
+    }
+
+    @Test func aTimestampThatNeverMatchesItsSignatureIsRefusedSayingWhy() async throws {
+        let m = try await migrated()
+        _ = try await m.env.fetcher().refresh(m.remote)
+        let signature = try Data(contentsOf: URL(fileURLWithPath: m.env.tree.directory.url("timestamp.json.minisig")))
+        try m.env.tree.writeTimestamp(version: 2, catalogVersion: 2, signer: m.roles.timestamp[0])
+        try m.env.tree.directory.write("timestamp.json.minisig", signature)
+        await m.env.expectRefusal(.signatureInvalid(what: "timestamp.json (it does not match timestamp.json.minisig; a publish or an upload may be under way or cut short)")) {
+            try await m.env.fetcher().refresh(m.remote)
+        }
+    }
+
     @Test func anOlderTimestampIsRefused() async throws {
         let m = try await migrated()
         try m.env.tree.writeTimestamp(version: 5, catalogVersion: 2, signer: m.roles.timestamp[0])

@@ -57,6 +57,7 @@ import CorpusTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr)")
         let rewritten = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
-        #expect(rewritten?["url"] as? String == fixture.server.url + "/catalog.json")
+        // The validators of the freshness document, the file a refresh asks for first.
+        #expect(rewritten?["url"] as? String == fixture.server.url + "/timestamp.json")
     }
 }

@@ -111,7 +111,8 @@ import CorpusTestSupport
         #expect((try? FileManager.default.contentsOfDirectory(atPath: versionsDir)) == ["2"])
         #expect(IntegrationHit.hits(try client.json(["search", Self.v2Only]).object).contains { $0.version == "2" })
 
-        // A second sync has nothing to do and asks the server one question: is catalog.json new?
+        // A second sync has nothing to do and asks the server one question: is timestamp.json new?
+        // (A tree's publish writes one, and a client that accepted it asks for it, not the pointer.)
         let logMark = server.accessLog.count
         let again = try client.json(["sync"])
         #expect(again.status == 0 && again.object["changed"] as? Int == 0 && again.object["failed"] as? Int == 0, "\(again.result.stdout)")
@@ -119,6 +120,6 @@ import CorpusTestSupport
         // Stopping the server flushes every access-log line before they are counted.
         #expect(server.stop() == 0)
         let requests = Array(server.accessLog.dropFirst(logMark))
-        #expect(requests.count == 1 && requests.first?.contains("\"GET /catalog.json\" 304") == true, "\(requests)")
+        #expect(requests.count == 1 && requests.first?.contains("\"GET /timestamp.json\" 304") == true, "\(requests)")
     }
 }
