@@ -28,7 +28,7 @@ public enum RootChainWalk {
     /// - Parameter fetch: one small file of the tree, read to at most `cap` bytes; nil when the
     ///   tree does not have it.
     public static func walk(after start: TrustedRoot?, limit: Int = perRefreshLimit,
-                            fetch: (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> Walk {
+                            fetch: @escaping @Sendable (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> Walk {
         var previous = start
         var links: [VerifiedRootDocument] = []
         while true {
@@ -36,10 +36,7 @@ public enum RootChainWalk {
             guard let json = try await fetch(path, CatalogFetcher.maxRootDocumentBytes) else { return Walk(links: links, truncated: false) }
             if links.count == limit { return Walk(links: links, truncated: true) }
             do {
-                var offered: [String: Data] = [:]
-                for p in try TrustStore.signaturePaths(json: json, previous: previous, file: path) {
-                    if let data = try await fetch(p, CatalogFetcher.maxSignatureBytes) { offered[TrustStore.fileName(p)] = data }
-                }
+                let offered = try await signatures(at: try TrustStore.signaturePaths(json: json, previous: previous, file: path), fetch: fetch)
                 let link = try TrustStore.verifyLink(json: json, signatures: offered, previous: previous, file: path)
                 links.append(link)
                 previous = link.root
@@ -49,9 +46,21 @@ public enum RootChainWalk {
         }
     }
 
+    /// The signature files at `paths` that the tree has, by file name, asked for all at once:
+    /// a root's holders' files are independent, and one round trip for all of them keeps a
+    /// refresh across many rotations from paying one per holder.
+    static func signatures(at paths: [String], fetch: @escaping @Sendable (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> [String: Data] {
+        try await withThrowingTaskGroup(of: (String, Data?).self) { group in
+            for p in paths { group.addTask { (TrustStore.fileName(p), try await fetch(p, CatalogFetcher.maxSignatureBytes)) } }
+            var offered: [String: Data] = [:]
+            for try await (name, data) in group { if let data { offered[name] = data } }
+            return offered
+        }
+    }
+
     /// The links after `start`; any refusal is thrown (the mirror copies a chain whole or not at all).
     public static func links(after start: TrustedRoot?,
-                             fetch: (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> [VerifiedRootDocument] {
+                             fetch: @escaping @Sendable (_ path: String, _ cap: Int64) async throws -> Data?) async throws -> [VerifiedRootDocument] {
         let walk = try await walk(after: start, limit: TrustStore.maxChainLength, fetch: fetch)
         if let refusal = walk.refusal { throw refusal }
         return walk.links
