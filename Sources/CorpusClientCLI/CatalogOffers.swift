@@ -3,11 +3,20 @@ import CorpusCLIKit
 import CorpusFormat
 import CorpusSync
 
+extension CorpusClient.CatalogRefresh {
+    /// The line `catalog`, `show` and `status` print when the walk stopped at its bound.
+    var rootsPendingNote: String? {
+        guard rootsPending else { return nil }
+        return "note: \(remote.name): the catalog's tree has more root versions than one refresh walks (\(RootChainWalk.perRefreshLimit)); run the command again to go on"
+    }
+}
+
 /// What `catalog` and `show` list: the offers of every catalog, refreshed, with this home's state.
 extension ClientCommand {
     /// Refreshes catalogs; a refusal stops the command, a network failure falls back to what was accepted.
     func refreshedOffers() async throws -> [OfferedCorpus] {
         for r in try await client.refreshCatalogs() {
+            if let note = r.rootsPendingNote { console.err(note) }
             if case let .failure(e) = r.result {
                 if e.category == .network, (try? CatalogState(home: home).accepted(r.remote.name)) != nil {
                     console.err("warning: \(r.remote.name): \(e.description); showing the catalog accepted earlier")

@@ -15,6 +15,7 @@ struct StatusCommand: ClientCommand {
         let config = try client.config()
         var catalogs: [Result.CatalogState] = []
         for r in try await client.refreshCatalogs() {
+            if let note = r.rootsPendingNote { console.err(note) }
             switch r.result {
             case let .success(update):
                 catalogs.append(.init(name: r.remote.name, url: URLUserInfo.redacted(r.remote.url), version: update.catalog.version, expires: update.catalog.expires, fresh: true, error: nil))

@@ -28,7 +28,9 @@ struct CatalogRefresher: Sendable {
         var out: [CorpusClient.CatalogRefresh] = []
         for remote in remotes {
             do {
-                out.append(.init(remote: remote, result: .success(try await fetcher.refresh(remote))))
+                let pending = try await fetcher.fetch(remote)
+                try pending.commit(home: home)
+                out.append(.init(remote: remote, result: .success(pending.update), rootsPending: pending.rootsPending))
             } catch let e as SyncError {
                 out.append(.init(remote: remote, result: .failure(e)))
             }
@@ -76,6 +78,9 @@ extension CorpusClient {
     public struct CatalogRefresh: Sendable {
         public var remote: Remote
         public var result: Result<CatalogFetcher.Update, SyncError>
+        /// True when the tree holds more root versions than one refresh walks
+        /// (`RootChainWalk.perRefreshLimit`): the next refresh goes on from the last one walked.
+        public var rootsPending = false
     }
 }
 

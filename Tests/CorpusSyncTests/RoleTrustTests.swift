@@ -232,6 +232,25 @@ import Foundation
         #expect(try TrustStore(home: env.home).currentRoot(for: remote).version == 41)
     }
 
+    /// Rotations that keep the catalog key (new root holders, a renewed expiry) leave the catalog
+    /// valid at any root walked: a refresh past the bound succeeds and says more roots remain.
+    @Test func aRefreshThatStopsAtTheBoundSaysSoAndTheNextGoesOn() async throws {
+        let env = try SyncTestEnvironment()
+        let roles = try StaticTreeFixture.Roles.generate(rootKeys: 1, threshold: 1)
+        try env.tree.writeRoleRoot(version: 2, roles: roles, signers: [env.tree.rootKeys[0], roles.root[0]])
+        for v in 3...40 { try env.tree.writeRoleRoot(version: v, roles: roles, signers: [roles.root[0]]) }
+        try env.tree.publish(version: 2, signer: roles.catalog[0], rootVersion: 2)
+        try env.tree.writeTimestamp(version: 1, catalogVersion: 2, signer: roles.timestamp[0])
+        let remote = try env.remote(try env.server())
+        let first = try await env.fetcher().fetch(remote)
+        try first.commit(home: env.home)
+        #expect(first.rootsPending && first.root.version == 33)
+        // The timestamp is what a later refresh asks for first: a publish re-signs it.
+        try env.tree.writeTimestamp(version: 2, catalogVersion: 2, signer: roles.timestamp[0])
+        let second = try await env.fetcher().fetch(remote)
+        #expect(!second.rootsPending && second.root.version == 40)
+    }
+
     @Test func aRemotePinnedToARootDocumentStartsThere() async throws {
         let m = try await migrated(acceptFirst: false)
         var remote = m.remote
