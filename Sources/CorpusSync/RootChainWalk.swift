@@ -32,11 +32,23 @@ public enum RootChainWalk {
         var previous = start
         var links: [VerifiedRootDocument] = []
         while true {
-            let path = TreeLayout.rootKeyPath(version: (previous?.version ?? 0) + 1)
-            guard let json = try await fetch(path, CatalogFetcher.maxRootDocumentBytes) else { return Walk(links: links, truncated: false) }
+            let version = (previous?.version ?? 0) + 1
+            let path = TreeLayout.rootKeyPath(version: version)
+            // The signatures of the previous root's keys are asked for with the document: most
+            // rotations keep some holders, so most links cost one round of requests, not two.
+            let guessed = links.count == limit ? [] : Self.likelySignaturePaths(version: version, previous: previous)
+            async let early = signatures(at: guessed, fetch: fetch)
+            guard let json = try await fetch(path, CatalogFetcher.maxRootDocumentBytes) else {
+                _ = try? await early
+                return Walk(links: links, truncated: false)
+            }
             if links.count == limit { return Walk(links: links, truncated: true) }
             do {
-                let offered = try await signatures(at: try TrustStore.signaturePaths(json: json, previous: previous, file: path), fetch: fetch)
+                let needed = try TrustStore.signaturePaths(json: json, previous: previous, file: path)
+                var offered = try await early
+                offered.merge(try await signatures(at: needed.filter { !guessed.contains($0) }, fetch: fetch)) { a, _ in a }
+                let names = Set(needed.map(TrustStore.fileName))
+                offered = offered.filter { names.contains($0.key) }
                 let link = try TrustStore.verifyLink(json: json, signatures: offered, previous: previous, file: path)
                 links.append(link)
                 previous = link.root
@@ -44,6 +56,14 @@ public enum RootChainWalk {
                 return Walk(links: links, truncated: false, refusal: e)
             }
         }
+    }
+
+    /// The signature files root `version` most likely has, known before its document is read:
+    /// one per root key of the previous root, and the legacy single file after a format-1 root.
+    static func likelySignaturePaths(version: Int, previous: TrustedRoot?) -> [String] {
+        guard let previous else { return [] }
+        let own = previous.roles.role(.root).keyIDs.map { TreeLayout.rootSignaturePath(version: version, signer: $0) }
+        return previous.roles.format == 1 ? [TreeLayout.rootKeyPath(version: version) + TreeLayout.signatureSuffix] + own : own
     }
 
     /// The signature files at `paths` that the tree has, by file name, asked for all at once:
