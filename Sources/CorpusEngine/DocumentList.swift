@@ -23,6 +23,15 @@ public struct DocumentList: WireJSON, Equatable {
         /// What the source app filed it under, where the corpus says (docs/import.md "Browsing"):
         /// the knowledge app's genre, the browser's website (domain).
         public var group: String?
+
+        public init(path: String, title: String, sections: [Section], passages: Int, time: String? = nil, group: String? = nil) {
+            self.path = path
+            self.title = title
+            self.sections = sections
+            self.passages = passages
+            self.time = time
+            self.group = group
+        }
     }
 
     public var documents: [Document]
