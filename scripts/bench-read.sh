@@ -14,8 +14,7 @@ mkdir -p "$WORK"
 
 bin="$(scripts/release-products.sh corpus corpusd corpus-bench)"
 [ -f "$WORK/keys/bench.key" ] || "$bin/corpusd" keygen --out "$WORK/keys" --name bench >/dev/null
-freeport() { /usr/bin/python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-waitup() { for _ in $(seq 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.1; done; return 1; }
+. scripts/loopback-serving.sh
 
 # The document: 1 MiB of Markdown, 16 chapters of paragraphs of 60 to 140 words (seeded).
 tree=$WORK/tree
@@ -43,13 +42,7 @@ PY
   "$bin/corpusd" publish "$tree/catalog" --out "$tree/public" --key "$WORK/keys/bench.key" --quiet
 fi
 home=$WORK/home
-rm -rf "$home"
-port=$(freeport)
-"$bin/corpusd" serve "$tree/public" --listen "127.0.0.1:$port" --quiet & opid=$!
-waitup "$port"
-"$bin/corpus" --home "$home" remote add main "http://127.0.0.1:$port" --trust "$WORK/keys/bench.pub" --quiet
-"$bin/corpus" --home "$home" install long-read --quiet
-kill $opid; wait $opid 2>/dev/null || true
+install_home "$tree/public" "$WORK/keys/bench.pub" "$home" long-read
 
 port=$(freeport)
 "$bin/corpusd" serve "$tree/public" --listen "127.0.0.1:$port" --quiet --search "$home" & spid=$!

@@ -36,7 +36,7 @@ extension InstalledCorpus {
                     try passage.bind(1, Int64(row))
                     guard try passage.step() else { continue }
                     let section = passage.text(1)
-                    if sections.last?.title != section || sections.isEmpty { sections.append(.init(title: section, passage: passage.text(0))) }
+                    if sections.last?.title != section { sections.append(.init(title: section, passage: passage.text(0))) }
                 }
                 looked += rows.count
                 var document = DocumentList.Document(path: path, title: docs.text(2), sections: sections, passages: rows.count)
@@ -99,8 +99,9 @@ extension InstalledCorpus {
             var i = start
             while i < rows.endIndex {
                 let p = try passage(i)
-                let counted = i > start && page.passages >= Self.pagePassages
-                if !page.add(id: p.pid, section: p.section, text: p.text, budget: counted ? 0 : budget) {
+                // A page full of passages takes no more text (only a passage that adds none).
+                let full = page.passages >= Self.pagePassages
+                if !page.add(id: p.pid, section: p.section, text: p.text, budget: full ? 0 : budget) {
                     return DocumentText(document: path, title: document.title, sections: page.sections, next: p.pid)
                 }
                 i += 1

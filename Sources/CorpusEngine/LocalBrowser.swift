@@ -24,6 +24,8 @@ public struct LocalBrowser: CorpusBrowser {
     public func open(_ name: String) throws -> InstalledCorpus {
         let (open, skipped) = try library.select([name])
         let names = open.map(\.name) + skipped.map(\.name)
+        // Gone between the listing and the open (a removal by another process): not installed.
+        if names.isEmpty { throw EngineError.corpusNotFound(name) }
         guard names.count == 1 else { throw EngineError.corpusAmbiguous(name, candidates: names.sorted()) }
         if let failed = skipped.first { throw failed.error }
         return open[0]

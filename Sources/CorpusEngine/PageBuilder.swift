@@ -35,8 +35,10 @@ struct PageBuilder {
         let sameSection = sections.last?.title == section
         let words = cutsOverlap ? ChunkOverlap.words(text) : []
         var match = ChunkOverlap.Match.overlap(removedWords: 0)
-        if cutsOverlap {
-            match = words.isEmpty ? .empty : sameSection ? previous.map { ChunkOverlap.match(words, after: $0) } ?? match : match
+        if cutsOverlap && words.isEmpty {
+            match = .empty
+        } else if cutsOverlap, sameSection, let previous {
+            match = ChunkOverlap.match(words, after: previous)
         }
         var remainder = text
         switch match {

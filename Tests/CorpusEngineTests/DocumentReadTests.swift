@@ -12,16 +12,6 @@ import CorpusTestSupport
     /// Words `w0 w1 …`: every word its own, so a repeated word in a read is a repeated overlap.
     static func words(_ range: Range<Int>) -> [String] { range.map { "w\($0)" } }
 
-    static func normalised(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
-
-    static func slice(_ text: String, _ start: Int, _ end: Int) -> String {
-        let scalars = Array(text.unicodeScalars)
-        guard 0 <= start, start <= end, end <= scalars.count else { return "<outside>" }
-        var s = String.UnicodeScalarView()
-        s.append(contentsOf: scalars[start..<end])
-        return String(s)
-    }
-
     /// A chapter of 200 words cut into windows of 60 words, each starting with the last 15 of the
     /// one before, and one chunk lying wholly inside the chunk before it; ids are the source's.
     static func overlapping(home: String) throws -> (chapter: String, chunks: [String]) {
@@ -48,10 +38,10 @@ import CorpusTestSupport
         let read = try await browser.readToEnd(corpus: "chunks", document: "ch1")
         #expect(read.sections.count == 1 && read.sections[0].title == "Opening")
         let section = try #require(read.sections.first)
-        #expect(Self.normalised(section.text) == chapter, "no word twice: the overlaps are cut")
+        #expect(ReadText.normalised(section.text) == chapter, "no word twice: the overlaps are cut")
         #expect(section.passages.count == chunks.count)
         for (p, chunk) in zip(section.passages, chunks) {
-            #expect(Self.normalised(Self.slice(section.text, p.start, p.end)) == Self.normalised(chunk), "\(p)")
+            #expect(ReadText.normalised(ReadText.slice(section.text, p.start, p.end)) == ReadText.normalised(chunk), "\(p)")
         }
     }
 

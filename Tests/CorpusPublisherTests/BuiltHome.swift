@@ -51,22 +51,8 @@ final class BuiltHome {
         return out
     }
 
-    /// `text` with every run of whitespace one space, and none at the ends.
-    static func normalised(_ text: String) -> String {
-        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    }
-
     /// A whole read's text: its sections' texts in order, whitespace-normalised.
     static func text(_ read: DocumentText) -> String {
-        normalised(read.sections.map(\.text).joined(separator: " "))
-    }
-
-    /// The part of `text` between Unicode scalar offsets `start` and `end`.
-    static func slice(_ text: String, _ start: Int, _ end: Int) -> String {
-        let scalars = Array(text.unicodeScalars)
-        guard 0 <= start, start <= end, end <= scalars.count else { return "<range \(start)..<\(end) outside \(scalars.count)>" }
-        var s = String.UnicodeScalarView()
-        s.append(contentsOf: scalars[start..<end])
-        return String(s)
+        ReadText.normalised(read.sections.map(\.text).joined(separator: " "))
     }
 }

@@ -26,7 +26,7 @@ import CorpusPublisher
                     placed[p.id, default: 0] += 1
                     let passage = try #require(stored.first { $0.pid == p.id })
                     #expect(passage.document == d.path && passage.section == section.title)
-                    #expect(BuiltHome.normalised(BuiltHome.slice(section.text, p.start, p.end)) == BuiltHome.normalised(passage.text), "\(p.id)")
+                    #expect(ReadText.normalised(ReadText.slice(section.text, p.start, p.end)) == ReadText.normalised(passage.text), "\(p.id)")
                 }
             }
         }
@@ -69,7 +69,7 @@ import CorpusPublisher
         let stored = try h.passages("shelf")
         for book in books {
             let texts = stored.filter { $0.document == book.path }.map(\.text)
-            #expect(BuiltHome.text(try #require(reads[book.path])) == BuiltHome.normalised(texts.joined(separator: " ")))
+            #expect(BuiltHome.text(try #require(reads[book.path])) == ReadText.normalised(texts.joined(separator: " ")))
         }
     }
 

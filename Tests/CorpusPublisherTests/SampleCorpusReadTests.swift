@@ -27,7 +27,7 @@ import CorpusPublisher
             for (document, extracted) in zip(listing.documents, source) {
                 let read = try await browser.readToEnd(corpus: id, document: document.path)
                 #expect(read.title == extracted.title && read.next == nil)
-                let expected = BuiltHome.normalised(extracted.sections.flatMap(\.paragraphs).joined(separator: " "))
+                let expected = ReadText.normalised(extracted.sections.flatMap(\.paragraphs).joined(separator: " "))
                 #expect(BuiltHome.text(read) == expected, "\(id) \(document.path)")
                 #expect(read.sections.map(\.title) == document.sections.map(\.title))
                 #expect(read.sections.compactMap { $0.passages.first?.id } == document.sections.map(\.passage))
@@ -35,7 +35,7 @@ import CorpusPublisher
                     for p in section.passages {
                         placed[p.id, default: 0] += 1
                         let stored = try #require(try h.passages(id).first { $0.pid == p.id })
-                        #expect(BuiltHome.slice(section.text, p.start, p.end) == stored.text, "\(id) \(p.id)")
+                        #expect(ReadText.slice(section.text, p.start, p.end) == stored.text, "\(id) \(p.id)")
                         #expect(stored.section == section.title && stored.document == document.path)
                     }
                 }
@@ -58,7 +58,7 @@ import CorpusPublisher
             let holding = try #require(page.sections.first { $0.passages.contains { $0.id == hit.passageID } }, "\(hit.passageID)")
             #expect(holding.title == hit.section)
             let range = try #require(holding.passages.first { $0.id == hit.passageID })
-            #expect(BuiltHome.slice(holding.text, range.start, range.end) == hit.text)
+            #expect(ReadText.slice(holding.text, range.start, range.end) == hit.text)
             // Short sections fit a page: the page opens at the section's first passage.
             let location = try await browser.locate(corpus: hit.corpus, passage: hit.passageID)
             #expect(location.document == hit.document && location.section == hit.section)
