@@ -65,7 +65,7 @@ extension InstalledCorpus {
         for id in [at, from].compactMap({ $0 }) {
             if let reason = BrowseArgument.passageIDRefusal(id) { throw EngineError.invalidBrowseRequest(reason) }
         }
-        if at != nil && from != nil { throw EngineError.invalidBrowseRequest("--at and --from are one or the other") }
+        if at != nil && from != nil { throw EngineError.invalidBrowseRequest("at and from are one or the other") }
         let budget = min(max(1, characters), Self.maxPageCharacters)
         return try browsing { db, order in
             let document = try documentID(db, path: path)
