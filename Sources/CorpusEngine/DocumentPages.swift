@@ -85,7 +85,7 @@ extension InstalledCorpus {
                     var before = 0
                     while start > rows.startIndex {
                         let p = try passage(start - 1)
-                        before += p.text.unicodeScalars.count
+                        before += p.text.scalarCount
                         guard p.section == section, before <= budget / 2 else { break }
                         start -= 1
                     }

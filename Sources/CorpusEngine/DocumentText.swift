@@ -1,3 +1,5 @@
+import CorpusFormat
+
 /// A document's text in reading order, a page of it: what `corpus read --json` prints and `GET
 /// /v1/read` answers (docs/cli.md). Each section's `text` is its passages joined by a blank line,
 /// with the overlap of another app's chunks removed (docs/engine.md "Reading a document"); each
@@ -56,7 +58,7 @@ public struct DocumentText: WireJSON, Equatable {
         var rest = page.sections[...]
         if let first = rest.first, first.continues == true, var last = sections.popLast() {
             let separator = last.text.isEmpty || first.text.isEmpty ? "" : Self.passageSeparator
-            let shift = last.text.unicodeScalars.count + separator.unicodeScalars.count
+            let shift = last.text.scalarCount + separator.scalarCount
             last.text += separator + first.text
             last.passages += first.passages.map { PassageRange(id: $0.id, start: $0.start + shift, end: $0.end + shift) }
             sections.append(last)

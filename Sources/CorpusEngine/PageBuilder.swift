@@ -1,3 +1,5 @@
+import CorpusFormat
+
 /// One page of a document's text, built passage by passage in reading order: consecutive passages
 /// of one section joined by a blank line, each passage's range recorded, and, for another app's own
 /// chunks, the words a chunk shares with the one before cut as the importer cuts them
@@ -45,7 +47,7 @@ struct PageBuilder {
         case .inside, .empty: remainder = ""
         case let .overlap(q): if cutsOverlap { remainder = ChunkOverlap.trimmedText(text, from: words[q]) }
         }
-        let added = remainder.unicodeScalars.count
+        let added = remainder.scalarCount
         if case .inside = match {} else if passages > 0 && characters + added > budget { return false }
         if !sameSection {
             sections.append(.init(title: section, text: "", passages: []))
@@ -63,8 +65,8 @@ struct PageBuilder {
             let last = sections.count - 1
             if !sections[last].text.isEmpty && !remainder.isEmpty {
                 sections[last].text += DocumentText.passageSeparator
-                length += DocumentText.passageSeparator.unicodeScalars.count
-                characters += DocumentText.passageSeparator.unicodeScalars.count
+                length += DocumentText.passageSeparator.scalarCount
+                characters += DocumentText.passageSeparator.scalarCount
             }
             let base = length
             sections[last].text += remainder
