@@ -25,8 +25,7 @@ if [ ! -d "$SRC" ]; then
 fi
 pages=$(find "$SRC" -name '*.html' | wc -l)
 [ -f "$WORK/keys/bench.key" ] || "$bin/corpusd" keygen --out "$WORK/keys" --name bench >/dev/null
-freeport() { /usr/bin/python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
-waitup() { for _ in $(seq 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.1; done; return 1; }
+. scripts/loopback-serving.sh
 # A published tree listing the corpus (model-free embedder), installed into a home with the client.
 tree=$WORK/tree
 if [ ! -f "$tree/public/catalog.json" ]; then
@@ -41,13 +40,7 @@ PY
   "$bin/corpusd" publish "$tree/catalog" --out "$tree/public" --key "$WORK/keys/bench.key" --quiet
 fi
 home=$WORK/home
-rm -rf "$home"
-port=$(freeport)
-"$bin/corpusd" serve "$tree/public" --listen "127.0.0.1:$port" --quiet & opid=$!
-waitup "$port"
-"$bin/corpus" --home "$home" remote add main "http://127.0.0.1:$port" --trust "$WORK/keys/bench.pub" --quiet
-"$bin/corpus" --home "$home" install sqlite-docs --quiet
-kill $opid; wait $opid 2>/dev/null || true
+install_home "$tree/public" "$WORK/keys/bench.pub" "$home" sqlite-docs
 
 queries=$WORK/queries.txt
 printf '%s\n' "virtual table" "write ahead log" "foreign key constraint" "full text search" "json functions" \

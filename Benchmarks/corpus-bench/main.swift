@@ -4,6 +4,7 @@ import Foundation
 let subcommands: [String: ([String]) async throws -> Void] = [
     "bundle-stream": BundleStreamBench.run,
     "minilm": MiniLMBench.run(args:),
+    "read": ReadBench.run(args:),
     "build": BuildBench.run,
     "delta": DeltaBench.run,
     "engine": EngineBench.run(args:),

@@ -84,6 +84,13 @@ enum ClientErrors {
         switch e {
         case .corpusNotFound:
             return ErrorReport(code: "not-found", message: e.description, hint: "see what is installed with corpus list", kind: .notFound)
+        case .documentNotFound, .passageNotFound:
+            return ErrorReport(code: "not-found", message: e.description, hint: "corpus documents ID lists the documents and their sections", kind: .notFound)
+        case .corpusAmbiguous:
+            return ErrorReport(code: "usage", message: e.description, hint: "name it with its catalog, as CATALOG/ID", kind: .usage)
+        case .invalidBrowseRequest:
+            return ErrorReport(code: "usage", message: "\(e.description): the document is named by its path in the corpus, as corpus documents lists it",
+                               hint: "corpus documents ID lists the documents", kind: .usage)
         case .embedderMismatch, .embedderUnsupported:
             return ErrorReport(code: "embedder", message: e.description, hint: "search with --lexical-only", kind: .verification)
         case .embedderNotInstalled:

@@ -12,7 +12,7 @@ public enum ClientProgram {
         RemoteAddCommand.self, RemoteListCommand.self, RemoteRemoveCommand.self,
         CatalogCommand.self, ShowCommand.self,
         InstallCommand.self, ImportCommand.self, RemoveCommand.self, ListCommand.self, SyncCommand.self,
-        SearchCommand.self,
+        SearchCommand.self, DocumentsCommand.self, ReadCommand.self,
         VerifyCommand.self, GCCommand.self, StatusCommand.self,
         LoginCommand.self, LogoutCommand.self,
     ]

@@ -28,6 +28,15 @@ public enum EngineError: Error, Equatable, Sendable {
     case embedderUnsupported(corpus: String, embedder: String, reason: String)
     /// A corpus named in the search options is not installed.
     case corpusNotFound(String)
+    /// A name selects corpora of more than one catalog (`remote/id`); a browse reads one corpus.
+    case corpusAmbiguous(String, candidates: [String])
+    /// The corpus has no document at that path (matched against its documents only).
+    case documentNotFound(corpus: String, document: String)
+    /// The corpus (or, when `document` is given, that document) holds no passage with that id.
+    case passageNotFound(corpus: String, passage: String, document: String?)
+    /// A browse request names what no pack holds (a hostile or malformed path, a passage id that
+    /// is not one): the caller's mistake, said as one (`BrowseArgument`).
+    case invalidBrowseRequest(String)
     /// A file or folder could not be read.
     case io(operation: String, path: String, errno: Int32)
     /// The manifest did not decode.
@@ -41,7 +50,8 @@ public enum EngineError: Error, Equatable, Sendable {
         case .packHasSchemaCode, .packHasJournal, .packInconsistent, .integrityCheckFailed, .vectorsInconsistent, .manifest,
              .embedderModelMismatch:
             return true
-        case .embedderMismatch, .embedderNotInstalled, .embedderUnsupported, .corpusNotFound, .io, .sqlite:
+        case .embedderMismatch, .embedderNotInstalled, .embedderUnsupported, .corpusNotFound, .io, .sqlite,
+             .corpusAmbiguous, .documentNotFound, .passageNotFound, .invalidBrowseRequest:
             return false
         }
     }
@@ -71,6 +81,14 @@ extension EngineError: CustomStringConvertible, LocalizedError {
             return "\(corpus) was embedded with \(embedder), which this build cannot use: \(reason); search it lexical-only"
         case let .corpusNotFound(name):
             return "no installed corpus \(name.debugDescription)"
+        case let .corpusAmbiguous(name, candidates):
+            return "\(name.debugDescription) names more than one installed corpus: \(candidates.joined(separator: ", "))"
+        case let .documentNotFound(corpus, document):
+            return "\(corpus) has no document \(document.debugDescription)"
+        case let .passageNotFound(corpus, passage, document):
+            return "\(document.map { "\(corpus) document \($0.debugDescription)" } ?? corpus) has no passage \(passage.debugDescription)"
+        case let .invalidBrowseRequest(reason):
+            return reason
         case let .io(operation, path, code):
             return "\(operation) \(path): \(String(cString: strerror(code)))"
         case let .manifest(corpus, error):

@@ -18,7 +18,9 @@ public final class InstalledCorpus: @unchecked Sendable {
     /// The resolved version folder every file was opened from.
     public let folder: String
     public let vectors: VectorIndex
-    private let connection: Mutex<Connection>
+    let connection: Mutex<Connection>
+    /// The passages in reading order, made at the first browse (`ReadingOrder`).
+    let readingOrder = Mutex<ReadingOrder?>(nil)
 
     public var id: String { manifest.id }
     public var version: CorpusVersion { manifest.version }

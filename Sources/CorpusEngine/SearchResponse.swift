@@ -2,7 +2,7 @@ import Foundation
 
 /// The wire shape of a search: what `corpus search --json` prints and `GET /v1/search` answers
 /// (docs/cli.md), one type so the two cannot drift apart. The remote retriever decodes it.
-public struct SearchResponse: Codable, Sendable, Equatable {
+public struct SearchResponse: WireJSON, Equatable {
     /// `{"code", "message", "hint"}` of a corpus the search skipped.
     public struct Refusal: Codable, Sendable, Equatable {
         public var code, message, hint: String
@@ -130,12 +130,5 @@ public struct SearchResponse: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case query, skipped, hits, context, answer
         case tookMs = "took_ms"
-    }
-
-    /// Compact JSON with sorted keys: the same bytes for the same search wherever it is encoded.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
     }
 }

@@ -48,7 +48,7 @@ public enum PassageSplitter {
             currentLength = 0
         }
         for p in paragraphs {
-            let length = scalarCount(p)
+            let length = p.scalarCount
             if length > maxLength {
                 emit()
                 out += split(p, maxLength: maxLength)
@@ -64,17 +64,6 @@ public enum PassageSplitter {
         }
         emit()
         return out
-    }
-
-    /// The number of Unicode scalars, counted as the UTF-8 bytes that start one (every byte but
-    /// a continuation byte): the same number as `unicodeScalars.count` without decoding.
-    static func scalarCount(_ s: String) -> Int {
-        var s = s
-        return s.withUTF8 { bytes in
-            var n = 0
-            for b in bytes where b & 0xC0 != 0x80 { n += 1 }
-            return n
-        }
     }
 
     /// Cuts one long paragraph at sentence ends, then between words, then (last resort) inside a word.
@@ -97,7 +86,7 @@ public enum PassageSplitter {
             length = 0
         }
         for piece in pieces {
-            let n = scalarCount(piece)
+            let n = piece.scalarCount
             if n > maxLength {
                 emit()
                 out += oversized(piece)

@@ -1,5 +1,6 @@
 import Foundation
 import CorpusFormat
+import CorpusEngine
 
 /// `--from corpuskit`: the reader app's `.corpus.zip` (docs/import.md, "Reader app"): chapters
 /// become documents, their chunks passages (de-overlapped, keeping the chunks' ids), the

@@ -76,6 +76,8 @@ final class RequestHandler: Sendable {
         var metrics: MetricsAccess?
         /// `/v1/search` (`corpusd serve --search`); nil answers 404.
         var search: SearchEndpoint?
+        /// `/v1/documents` and `/v1/read` (`corpusd serve --search`); nil answers 404.
+        var browse: BrowseEndpoint?
     }
 
     let served: ServedTree
@@ -133,6 +135,7 @@ final class RequestHandler: Sendable {
 
     // Matched with `==`: array literals in `case` patterns would be built anew on every request.
     private static let healthz = ["healthz"], metricsPath = ["metrics"], auth = ["_auth"], search = ["v1", "search"], root: [String] = []
+    private static let documents = ["v1", "documents"], read = ["v1", "read"]
 
     /// The answer to a complete request that `early` let through (`ServerCore` asks in that order).
     /// `useCache` false answers without `SmallFileCache` (a stopping server adds `Connection: close`,
@@ -158,6 +161,10 @@ final class RequestHandler: Sendable {
             return authorize(req, target)
         case Self.search where routes.search != nil:
             return routes.search!.respond(target, authorization: req.header(.authorization), gate: gate)
+        case Self.documents where routes.browse != nil:
+            return routes.browse!.respond(.documents, target, authorization: req.header(.authorization), gate: gate)
+        case Self.read where routes.browse != nil:
+            return routes.browse!.respond(.read, target, authorization: req.header(.authorization), gate: gate)
         case Self.root:
             return serveFile(["index.html"], req, gated: false, useCache: useCache)
         default:

@@ -50,22 +50,19 @@ struct SearchEndpoint: Sendable {
         guard asked.count <= Self.maxCorpora, asked.allSatisfy(Identifier.isValid) else {
             return .refusal(.badRequest, "corpus must name at most \(Self.maxCorpora) corpus ids")
         }
-        let served = Self.servedCorpora(index.current())
+        let served = CorpusAccess.served(index.current())
         let searchable = backend.searchable()
         var chosen: [String] = []
         for id in asked.isEmpty ? served.keys.sorted() : Array(Set(asked)).sorted() {
-            guard let bundle = served[id], searchable.contains(id) else {
-                if asked.isEmpty { continue }
-                return .refusal(.notFound, "no corpus \(id) is searchable here")
+            let missing = "no corpus \(id) is searchable here"
+            guard let refusal = CorpusAccess.refusal(bundle: served[id], available: searchable.contains(id), authorization: authorization,
+                                                     gate: gate, missing: missing) else {
+                chosen.append(id)
+                continue
             }
-            switch gate.decide(bundle, authorization: authorization) {
-            case .open, .granted: chosen.append(id)
-            // Unasked, a locked corpus is left out rather than refusing the whole search.
-            case _ where asked.isEmpty: continue
-            case .unlisted: return .refusal(.notFound, "no corpus \(id) is searchable here")
-            case let .unauthenticated(e): return RequestHandler.unauthorized(e)
-            case let .forbidden(reason): return RequestHandler.forbidden(reason)
-            }
+            // Unasked, a corpus not searchable or locked is left out rather than refusing the whole search.
+            if asked.isEmpty { continue }
+            return refusal
         }
         let body: [UInt8]
         do {
@@ -73,24 +70,6 @@ struct SearchEndpoint: Sendable {
         } catch {
             return .refusal(.internalServerError, "the search failed")
         }
-        // Answers depend on the token (entitled corpora), so no shared cache may keep one.
-        return HTTPResponse(status: .ok, headers: [(.contentType, "application/json"), (.cacheControl, "no-store"),
-                                                   (.vary, HTTPHeaderName.authorization.spelling), (.xContentTypeOptions, "nosniff")],
-                            body: .bytes(body))
-    }
-
-    /// Each corpus the tree's catalogs list, with one of its bundle paths (as segments): searching
-    /// a corpus is allowed exactly when downloading its bundle is. An entitled bundle is preferred,
-    /// so a corpus any catalog gates stays gated.
-    static func servedCorpora(_ snapshot: CatalogIndex.Snapshot) -> [String: [String]] {
-        var out: [String: (entitled: Bool, path: String)] = [:]
-        for (path, owners) in snapshot.bundles {
-            for o in owners {
-                let entitled = o.access == .entitled
-                if let held = out[o.corpus], held.entitled || (!entitled && held.path < path) { continue }
-                out[o.corpus] = (entitled, path)
-            }
-        }
-        return out.mapValues { $0.path.split(separator: "/").map(String.init) }
+        return .perCaller(json: body)
     }
 }

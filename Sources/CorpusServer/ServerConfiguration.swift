@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     public var rootCheckInterval: Duration = .seconds(1)
     /// Answers `GET /v1/search` when set (`corpusd serve --search`); nil answers 404 there.
     public var search: (any SearchBackend)?
+    /// Answers `GET /v1/documents` and `GET /v1/read` when set (`corpusd serve --search`); nil answers 404 there.
+    public var browse: (any BrowseBackend)?
     /// Gate-only: content-addressed files are never served but redirected (entitled ones to a
     /// presigned URL of the private location); nil serves them from the tree.
     public var storageRedirect: StorageRedirect?

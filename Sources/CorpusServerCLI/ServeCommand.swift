@@ -11,7 +11,7 @@ struct ServeCommand: ServerCommand {
     static let threads = Option.integer("--threads", "N", in: 1...64, "worker threads (default: CPUs, at most 4)")
     static let metricsListen = Option.text("--metrics-listen", "HOST:PORT", "serve /metrics (and /healthz) on this address only, not on --listen")
     static let metricsTokenFile = Option.path("--metrics-token-file", "FILE", "require Authorization: Bearer <the token in FILE> for /metrics")
-    static let search = Option.path("--search", "HOME", "also answer GET /v1/search over the corpora of this tree installed in HOME (a corpus home folder)")
+    static let search = Option.path("--search", "HOME", "also answer GET /v1/search, /v1/documents and /v1/read over the corpora of this tree installed in HOME (a corpus home folder)")
     static let gateOnly = Option.flag("--gate-only", "serve catalogs and keys but redirect downloads: entitled ones (token checked) to presigned URLs of --private, free ones to --public-url")
     static let publicURL = Option.url("--public-url", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
     static let presignExpires = Option.duration("--presign-expires", .presignExpiry, "with --gate-only: how long a presigned URL is good, like 90s, 5m or 15m (default: 5m)")
@@ -38,7 +38,9 @@ struct ServeCommand: ServerCommand {
                 throw ErrorReport(code: "not-found", message: "\(home) holds no installed corpora to search",
                                   hint: "install the tree's corpora there first: corpus --home \(home) install ID", kind: .notFound)
             }
-            config.search = EngineSearchBackend(home: home)
+            let search = EngineSearchBackend(home: home)
+            config.search = search
+            config.browse = EngineBrowseBackend(library: search.library)
         }
         config.storageRedirect = try Self.storageRedirect(cmd, environment: context.environment)
         // Lines are printable ASCII already (AccessLogEntry escapes the rest), so they bypass the

@@ -46,38 +46,16 @@ public struct RemoteRetriever: Retriever {
 
     /// The request URL: the remote's base URL, `/v1/search`, and the query percent-encoded.
     public func url(_ query: String, options: SearchOptions) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        func enc(_ s: String) -> String { s.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
-        var parts = ["q=\(enc(query))", "k=\(options.k)"]
         // `remote/id` selects within this remote; the server knows corpora by id.
-        parts += options.corpora.map { "corpus=\(enc($0.split(separator: "/").last.map(String.init) ?? $0))" }
-        let base = remote.url.hasSuffix("/") ? String(remote.url.dropLast()) : remote.url
-        return "\(base)/v1/search?" + parts.joined(separator: "&")
+        let corpora = options.corpora.map { ("corpus", $0.split(separator: "/").last.map(String.init) ?? $0) }
+        return endpoint.url("search", [("q", query), ("k", String(options.k))] + corpora)
     }
 
+    var endpoint: RemoteEndpoint { RemoteEndpoint(remote: remote, token: token, configuration: configuration) }
+
     public func search(_ query: String, options: SearchOptions) async throws -> SearchReport {
-        let what = "search on \(remote.name)"
-        let http = try HTTPClient(configuration: configuration)
-        let response: HTTPResponse
-        do {
-            response = try await http.get(HTTPRequest(url: url(query, options: options), bearerToken: token, maxBodyBytes: Self.maxBodyBytes))
-        } catch let TransportError.httpStatus(code) {
-            switch code {
-            case 401: throw SyncError.entitlementRequired(file: what)
-            case 403: throw SyncError.entitlementDenied(file: what)
-            case 404: throw SyncError.notFound(file: "\(what) (the remote does not serve search, or not that corpus)")
-            default: throw SyncError.network(after: 1, last: .httpStatus(code: code))
-            }
-        } catch let e as TransportError {
-            throw SyncError.from(transport: e, attempts: 1)
-        }
-        let decoded: SearchResponse
-        do {
-            decoded = try JSONDecoder().decode(SearchResponse.self, from: response.body)
-        } catch {
-            throw SyncError.malformed(what: what, reason: "the answer is not a search result")
-        }
+        let decoded = try await endpoint.get(url(query, options: options), as: SearchResponse.self, what: "search on \(remote.name)",
+                                             missing: "the remote does not serve search, or not that corpus", maxBodyBytes: Self.maxBodyBytes)
         return SearchReport(hits: decoded.hits.map { $0.hit(remote: remote.name) }, skipped: [])
     }
 }

@@ -91,6 +91,19 @@ import CorpusEngine
          #"{"bytes":0,"corpus":"main/tides","event":"download","rate":0,"total":2920}"#),
         ("progress: verify", JSONOutput.string(ProgressLine(.verifying(name: "main/tides"))), #"{"corpus":"main/tides","event":"verify"}"#),
         ("progress: installed", JSONOutput.string(ProgressLine(.installed(name: "main/tides", version: "2"))), #"{"corpus":"main/tides","event":"installed","version":"2"}"#),
+        ("documents", JSONOutput.string(DocumentList(documents: [
+            .init(path: "pages/p1.md", title: "Tides", sections: [.init(title: "", passage: "p1-0"), .init(title: "Springs", passage: "p1-2")], passages: 3,
+                  time: "2026-11-30T09:00:00Z", group: "example.org"),
+            .init(path: "ch2", title: "Two", sections: [.init(title: "", passage: "c-9")], passages: 1, time: nil, group: nil),
+         ], next: "ch3")),
+         #"{"documents":[{"group":"example.org","passages":3,"path":"pages/p1.md","sections":[{"passage":"p1-0","title":""},{"passage":"p1-2","title":"Springs"}],"time":"2026-11-30T09:00:00Z","title":"Tides"},"#
+         + #"{"passages":1,"path":"ch2","sections":[{"passage":"c-9","title":""}],"title":"Two"}],"next":"ch3"}"#),
+        ("read", JSONOutput.string(DocumentText(document: "ch2", title: "Two", sections: [
+            .init(title: "Springs", text: "é b\n\nc", passages: [.init(id: "a", start: 0, end: 3), .init(id: "b", start: 5, end: 6)], continues: true),
+            .init(title: "Neaps", text: "d", passages: [.init(id: "c", start: 0, end: 1)]),
+         ], next: nil)),
+         #"{"document":"ch2","sections":[{"continues":true,"passages":[{"end":3,"id":"a","start":0},{"end":6,"id":"b","start":5}],"text":"é b\n\nc","title":"Springs"},"#
+         + #"{"passages":[{"end":1,"id":"c","start":0}],"text":"d","title":"Neaps"}],"title":"Two"}"#),
     ]
 
     @Test(arguments: shapes)

@@ -1,5 +1,6 @@
 import Testing
 @testable import CorpusPublisher
+import CorpusEngine
 
 /// The reader app's overlapping chunks lose the words they share with the chunk before
 /// (word-level, bounded, never a chance match of a word or two).

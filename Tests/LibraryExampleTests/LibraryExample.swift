@@ -31,6 +31,15 @@ struct CorpusAssistant {
         return try await retriever.search(question, options: SearchOptions())
     }
 
+    /// Read mode: the document a search hit is in, as its text in reading order (overlap removed),
+    /// opened at the hit's section; from the catalog's server before the corpus is installed, on
+    /// the device after: the same page either way.
+    func open(_ hit: Hit, installed: Bool) async throws -> DocumentText {
+        let browser: any CorpusBrowser = installed ? LocalBrowser(library: CorpusLibrary(home: home))
+            : RemoteBrowser(remote: try client.config().remotes[0], token: nil, configuration: client.httpConfiguration)
+        return try await browser.read(corpus: hit.corpus, document: hit.document, at: hit.passageID, from: nil)
+    }
+
     /// Installs `id`, reporting progress as it comes; returns what changed. A report whose
     /// `unrefreshed` is not empty was decided from a catalog accepted earlier: say so, never "up to date".
     func install(_ id: String, progress: (String) -> Void) async throws -> OperationReport? {

@@ -31,6 +31,8 @@ import CorpusTestSupport
         let remote = try await app.searchRemotely("tidewater")
         #expect(!remote.hits.isEmpty)
         #expect(remote.hits.allSatisfy { $0.corpus == "tides" })
+        let remotePage = try await app.open(remote.hits[0], installed: false)
+        #expect(remotePage.sections.contains { $0.title == remote.hits[0].section && $0.passages.contains { $0.id == remote.hits[0].passageID } })
 
         let lines = LineLog()
         let outcomes = try #require(try await app.install("tides") { lines.append($0) })
@@ -40,6 +42,7 @@ import CorpusTestSupport
         // The same ranking on the device as on the server.
         let local = try await LocalRetriever(library: CorpusLibrary(home: home.path)).search("tidewater", options: SearchOptions())
         #expect(local.hits.map(\.passageID) == remote.hits.map(\.passageID))
+        #expect(try await app.open(local.hits[0], installed: true) == remotePage, "Read mode reads the same page either way")
 
         let update = try #require(try await app.update())
         #expect(update.map(\.kind) == [.unchanged] && update.unrefreshed.isEmpty)

@@ -1,6 +1,8 @@
 /// Removes the text consecutive chunks of one chapter share: the reader app cuts its chapters
 /// into overlapping windows, each chunk starting with the end of the one before, and a search
-/// that returns both would show the shared words twice (and weigh them twice).
+/// that returns both would show the shared words twice (and weigh them twice). The importer cuts
+/// the reader app's overlap with it; `read` cuts what is left in a pack of another app's own
+/// chunks (docs/engine.md "Reading a document"), so both cut exactly the same words.
 ///
 /// Word-level and bounded: a word is a run of characters between whitespace, compared exactly.
 /// For each chunk after the first of a chapter, against the last chunk kept before it:
@@ -15,21 +17,40 @@
 ///    (the whitespace inside is not reflowed).
 /// A chunker that reflowed or re-cased the shared words leaves them in place: nothing is cut
 /// that is not the same words.
-enum ChunkOverlap {
-    static let minimumWords = 3
-    static let maximumWords = 256
+public enum ChunkOverlap {
+    public static let minimumWords = 3
+    public static let maximumWords = 256
 
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         /// The chunk's text without the overlap (`removedWords` words), or unchanged (0).
         case kept(String, removedWords: Int)
         /// The chunk lies wholly inside the previous one.
         case dropped
     }
 
-    static func remainder(of chunk: String, after previous: String) -> Outcome {
+    /// Where a chunk meets the one before, in words.
+    public enum Match: Equatable, Sendable {
+        /// The chunk's first `removedWords` words are the previous chunk's last ones (0: no overlap).
+        case overlap(removedWords: Int)
+        /// Every word of the chunk (`words` of them) lies inside the previous one, followed there
+        /// by `wordsAfter` more words (0: the chunk is the previous one's end).
+        case inside(words: Int, wordsAfter: Int)
+        /// The chunk has no words.
+        case empty
+    }
+
+    public static func remainder(of chunk: String, after previous: String) -> Outcome {
         let words = words(chunk)
-        guard !words.isEmpty else { return .dropped }
-        let tail = Array(self.words(previous).suffix(maximumWords))
+        switch match(words, after: self.words(previous)) {
+        case .empty, .inside: return .dropped
+        case let .overlap(q): return .kept(trimmedText(chunk, from: words[q == 0 ? 0 : q]), removedWords: q)
+        }
+    }
+
+    /// How `words` (a chunk's) meet `previous` (the words of the chunk before).
+    public static func match(_ words: [Substring], after previous: [Substring]) -> Match {
+        guard !words.isEmpty else { return .empty }
+        let tail = Array(previous.suffix(maximumWords))
         let head = Array(words.prefix(maximumWords))
         let whole = head.count == words.count
         let fail = failure(head)
@@ -40,28 +61,27 @@ enum ChunkOverlap {
             // The whole head matched: the chunk is inside the tail, or (longer than the bound)
             // overlaps it by the bound when the match ends the tail; else look on.
             if q == head.count {
-                if whole { return .dropped }
+                if whole { return .inside(words: head.count, wordsAfter: tail.count - 1 - i) }
                 if i < tail.count - 1 { q = fail[q - 1] }
             }
         }
-        guard q >= minimumWords else { return .kept(trimmedText(chunk, from: words[0]), removedWords: 0) }
-        return .kept(trimmedText(chunk, from: words[q]), removedWords: q)
+        return .overlap(removedWords: q >= minimumWords ? q : 0)
     }
 
     /// The words of `text`, as slices of it.
-    static func words(_ text: String) -> [Substring] {
+    public static func words(_ text: String) -> [Substring] {
         text.split(whereSeparator: \.isWhitespace)
     }
 
     /// `text` from the start of `word` (a slice of it) to its last word.
-    static func trimmedText(_ text: String, from word: Substring) -> String {
+    public static func trimmedText(_ text: String, from word: Substring) -> String {
         var end = text.endIndex
         while end > word.startIndex, text[text.index(before: end)].isWhitespace { end = text.index(before: end) }
         return String(text[word.startIndex..<end])
     }
 
     /// KMP's failure function: `fail[i]` is the length of the longest proper border of `p[0...i]`.
-    static func failure(_ p: [Substring]) -> [Int] {
+    public static func failure(_ p: [Substring]) -> [Int] {
         var fail = [Int](repeating: 0, count: p.count)
         var k = 0
         for i in p.indices.dropFirst() {
