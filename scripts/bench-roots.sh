@@ -4,7 +4,8 @@
 # commands, `corpusd root draft/sign/publish`, each time), as a ratio to the same refresh of a tree
 # that was never rotated. Both trees are served by `corpusd serve` on loopback; each run starts
 # from a fresh home pinned to root 1. 32 is the most one refresh walks (python-tuf's default).
-# Goal: the rotated refresh costs at most 4x the plain one.
+# No goal: each root is at least one more round of requests (its document with the previous
+# holders' signatures, then any others), so the ratio says what a client pays per rotation.
 # Usage: scripts/bench-roots.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,4 +76,4 @@ rm_=$(printf '%s\n' "${rotated[@]}" | median)
 echo "plain refresh: ${plain[*]} ms (median $pm)"
 echo "refresh across $rotations rotations: ${rotated[*]} ms (median $rm_)"
 ratio=$(awk -v a="$rm_" -v b="$pm" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
-printf 'RESULT\troots: first refresh across %d root rotations\t%s\tms\t%s\t%s\t<=4x\n' "$rotations" "$rm_" "$pm" "$ratio"
+printf 'RESULT\troots: first refresh across %d root rotations\t%s\tms\t%s\t%s\t-\n' "$rotations" "$rm_" "$pm" "$ratio"
