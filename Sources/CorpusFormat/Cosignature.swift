@@ -23,19 +23,12 @@ public enum Cosignature {
     }
 }
 
-public struct CosignatureVerifier: NoteVerifier {
+public struct CosignatureVerifier: Ed25519KeyedVerifier {
     public static let type: UInt8 = 0x04
-    public let keyName: String
-    public let publicKey: [UInt8]
-    public let keyID: UInt32
-    public var signatureType: UInt8 { Self.type }
+    public let key: Ed25519NoteKey
 
     public init(keyName: String, publicKey: [UInt8]) throws {
-        try NoteKeyName.check(keyName)
-        guard publicKey.count == Ed25519.publicKeySize else { throw TransparencyLogError.malformedKey(reason: "an Ed25519 public key has 32 bytes") }
-        self.keyName = keyName
-        self.publicKey = publicKey
-        keyID = NoteKeyName.keyID(name: keyName, signatureType: Self.type, publicKey: publicKey)
+        key = try Ed25519NoteKey(keyName: keyName, publicKey: publicKey, signatureType: Self.type)
     }
 
     public func verify(text: [UInt8], signature: [UInt8]) -> Bool {

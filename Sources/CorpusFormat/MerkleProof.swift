@@ -67,15 +67,19 @@ public enum MerkleProof {
             guard sn != 0 else { throw refusal }
             if fn & 1 == 1 || fn == sn {
                 r = MerkleHash.node(p, r)
-                if fn & 1 == 0 {
-                    while fn & 1 == 0 && fn != 0 { fn >>= 1; sn >>= 1 }
-                }
+                shiftToOddOrZero(&fn, &sn)
             } else {
                 r = MerkleHash.node(r, p)
             }
             fn >>= 1; sn >>= 1
         }
         guard sn == 0, r == root else { throw refusal }
+    }
+
+    /// "If LSB(fn) is not set, right-shift both fn and sn equally until either LSB(fn) is set or
+    /// fn is 0" (RFC 9162 §2.1.3.2 and §2.1.4.2).
+    private static func shiftToOddOrZero(_ fn: inout UInt64, _ sn: inout UInt64) {
+        while fn & 1 == 0 && fn != 0 { fn >>= 1; sn >>= 1 }
     }
 
     /// RFC 9162 §2.1.4.2, with the two cases it leaves to the caller: equal sizes need an empty
@@ -102,9 +106,7 @@ public enum MerkleProof {
             if fn & 1 == 1 || fn == sn {
                 fr = MerkleHash.node(c, fr)
                 sr = MerkleHash.node(c, sr)
-                if fn & 1 == 0 {
-                    while fn & 1 == 0 && fn != 0 { fn >>= 1; sn >>= 1 }
-                }
+                shiftToOddOrZero(&fn, &sn)
             } else {
                 sr = MerkleHash.node(sr, c)
             }

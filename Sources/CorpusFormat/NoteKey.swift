@@ -40,6 +40,13 @@ public enum NoteKeyName {
         return UInt32(hash[0]) << 24 | UInt32(hash[1]) << 16 | UInt32(hash[2]) << 8 | UInt32(hash[3])
     }
 
+    /// Checks a key name and a 32-byte Ed25519 public key; returns the key ID for `signatureType`.
+    static func ed25519KeyID(name: String, publicKey: [UInt8], signatureType: UInt8) throws -> UInt32 {
+        try check(name)
+        guard publicKey.count == Ed25519.publicKeySize else { throw TransparencyLogError.malformedKey(reason: "an Ed25519 public key has 32 bytes") }
+        return keyID(name: name, signatureType: signatureType, publicKey: publicKey)
+    }
+
     /// Parses a vkey of a type this package verifies: Ed25519 (0x01) or an Ed25519 cosignature (0x04).
     public static func verifier(vkey: String) throws -> any NoteVerifier {
         let parts = vkey.split(separator: "+", omittingEmptySubsequences: false)
@@ -60,20 +67,41 @@ public enum NoteKeyName {
     }
 }
 
-/// Signed-note Ed25519 (type 0x01): a plain RFC 8032 signature over the note text.
-public struct Ed25519NoteVerifier: NoteVerifier {
-    public static let type: UInt8 = 0x01
+/// An Ed25519 public key under a key name, for one signature type: what the note verifiers of
+/// type 0x01 and 0x04 hold (the same key under another type has another key ID).
+public struct Ed25519NoteKey: Sendable {
     public let keyName: String
     public let publicKey: [UInt8]
+    public let signatureType: UInt8
     public let keyID: UInt32
-    public var signatureType: UInt8 { Self.type }
 
-    public init(keyName: String, publicKey: [UInt8]) throws {
-        try NoteKeyName.check(keyName)
-        guard publicKey.count == Ed25519.publicKeySize else { throw TransparencyLogError.malformedKey(reason: "an Ed25519 public key has 32 bytes") }
+    public init(keyName: String, publicKey: [UInt8], signatureType: UInt8) throws {
+        keyID = try NoteKeyName.ed25519KeyID(name: keyName, publicKey: publicKey, signatureType: signatureType)
         self.keyName = keyName
         self.publicKey = publicKey
-        keyID = NoteKeyName.keyID(name: keyName, signatureType: Self.type, publicKey: publicKey)
+        self.signatureType = signatureType
+    }
+}
+
+/// A verifier over an `Ed25519NoteKey`: its name, ID and type are the key's.
+public protocol Ed25519KeyedVerifier: NoteVerifier {
+    var key: Ed25519NoteKey { get }
+}
+
+extension Ed25519KeyedVerifier {
+    public var keyName: String { key.keyName }
+    public var keyID: UInt32 { key.keyID }
+    public var signatureType: UInt8 { key.signatureType }
+    public var publicKey: [UInt8] { key.publicKey }
+}
+
+/// Signed-note Ed25519 (type 0x01): a plain RFC 8032 signature over the note text.
+public struct Ed25519NoteVerifier: Ed25519KeyedVerifier {
+    public static let type: UInt8 = 0x01
+    public let key: Ed25519NoteKey
+
+    public init(keyName: String, publicKey: [UInt8]) throws {
+        key = try Ed25519NoteKey(keyName: keyName, publicKey: publicKey, signatureType: Self.type)
     }
 
     public func verify(text: [UInt8], signature: [UInt8]) -> Bool {

@@ -70,4 +70,14 @@ import Testing
             try LogLeaf(bytes: Array(text.replacingOccurrences(of: "catalog acme", with: "manifest acme").utf8))
         }
     }
+
+    /// A served tile of the wrong length is refused before any of its bytes is hashed; the tiles a
+    /// proof needs can be listed first (for parallel fetches) and are the ones it then reads.
+    @Test func tileReadsCheckLengthAndCanBeListedAhead() throws {
+        let short = TileHashReader(treeSize: 300) { [UInt8](repeating: 0, count: $0.count * 32 - 1) }
+        #expect(throws: TransparencyLogError.malformedTile(path: "tile/0/000", reason: "8191 bytes, expected 8192")) { try short.inclusionProof(index: 3) }
+        let needed = try TileHashReader.tilesNeeded(treeSize: 300) { _ = try $0.inclusionProof(index: 3) }
+        #expect(needed == [TilePath(kind: .hashes(level: 0), index: 0), TilePath(kind: .hashes(level: 0), index: 1, partialWidth: 44)])
+        #expect(needed.allSatisfy { $0.kind != .entries })
+    }
 }

@@ -143,7 +143,7 @@ func main() {
 		case "verify":
 			v, err := note.NewVerifier(w[1])
 			if err != nil {
-				fail(line, "NewVerifier: %v", err)
+				fail(line, "NewVerifier(%s): %v", w[1], err)
 			}
 			msg, _ := base64.StdEncoding.DecodeString(w[2])
 			n, err := note.Open(msg, note.VerifierList(v))
