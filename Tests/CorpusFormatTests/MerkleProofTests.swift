@@ -109,6 +109,22 @@ import Testing
         }
     }
 
+    /// A proof of a smaller tree, offered for a larger size whose "root" is the smaller tree's:
+    /// every hash matches, only the sizes say the path is too short (RFC 9162's final sn == 0).
+    @Test func aProofOfASmallerTreeIsRefusedForALargerSize() {
+        let reference = ReferenceMerkleTree(leaves: testLeaves(4))
+        let leaf = reference.mth(0..<1)
+        #expect(throws: TransparencyLogError.inclusionProofInvalid(index: 0, treeSize: 2)) {
+            try MerkleProof.verifyInclusion(leafHash: leaf, index: 0, size: 2, proof: [], root: leaf)
+        }
+        #expect(throws: TransparencyLogError.inclusionProofInvalid(index: 0, treeSize: 4)) {
+            try MerkleProof.verifyInclusion(leafHash: leaf, index: 0, size: 4, proof: [reference.mth(1..<2)], root: reference.mth(0..<2))
+        }
+        #expect(throws: TransparencyLogError.consistencyProofInvalid(from: 1, to: 4)) {
+            try MerkleProof.verifyConsistency(from: 1, oldRoot: leaf, to: 4, newRoot: reference.mth(0..<2), proof: [reference.mth(1..<2)])
+        }
+    }
+
     @Test func proofsOutsideTheTreeAreACallersMistake() {
         #expect(throws: TransparencyLogError.outOfRange(reason: "leaf 3 is not in a tree of size 3")) { try MerkleProof.inclusionRanges(index: 3, size: 3) }
         #expect(throws: TransparencyLogError.outOfRange(reason: "no consistency proof from tree size 4 to 3")) { try MerkleProof.consistencyRanges(from: 4, to: 3) }
