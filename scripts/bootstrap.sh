@@ -10,6 +10,8 @@ packages=(
   chromium fonts-dejavu-core linux-perf
   python3 python3-pip python3-jwt python3-cryptography python3-numpy python3-doc
   zsync casync zim-tools sqlite3-doc kiwix-tools
+  # Go's sumdb/tlog and sumdb/note check our transparency log (Tests/Fixtures/tlog-interop).
+  golang-go golang-golang-x-mod-dev
 )
 
 missing=()
