@@ -8,7 +8,7 @@ import CorpusSync
 struct RemoteAddCommand: ClientCommand {
     static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
     static let storage = Option.repeatable("--storage", "ORIGIN", "an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there")
-    static let trust = Option.path("--trust", "FILE", "the catalog's root: its root public key (minisign .pub file) or a root document (keys/root-N.json)").required()
+    static let trust = Option.path("--trust", "ROOT.json|PUB", "the catalog's root: a root document (keys/root-N.json) or its root public key (minisign .pub file)").required()
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
                                   positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust])
 

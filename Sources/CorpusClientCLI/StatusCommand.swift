@@ -24,6 +24,13 @@ struct StatusCommand: ClientCommand {
                                       fresh: false, error: e.description))
             }
         }
+        for i in catalogs.indices {
+            guard let remote = config.remote(named: catalogs[i].name), let root = try? TrustStore(home: home).currentRoot(for: remote) else { continue }
+            catalogs[i].rootVersion = root.version
+            catalogs[i].rootExpires = root.roles.expires.map(Timestamp.format)
+            catalogs[i].timestampExpires = (try? CatalogState(home: home).acceptedTimestamp(remote.name))??.document.expires
+            catalogs[i].warning = root.expiryWarning()
+        }
         let offers = try client.offered()
         let installed = client.installed()
         let updates = installed.compactMap { c -> Result.Update? in
@@ -43,6 +50,8 @@ struct StatusCommand: ClientCommand {
         for c in catalogs {
             let state = c.fresh ? "fresh" : "unreachable: \(c.error ?? "")"
             console.out("catalog \(c.name): version \(c.version.map { "\($0)" } ?? "none"), expires \(c.expires ?? "-"), \(state)")
+            if let t = c.timestampExpires { console.out("  timestamp expires \(t)") }
+            if let w = c.warning { console.err("warning: catalog \(c.name): \(w)") }
         }
         console.out("installed: \(installed.count) corpora; imports used \(used) of \(limit.map(String.init) ?? "unlimited") (bundled corpora do not count)")
         if updates.isEmpty { console.out("updates: none") }
@@ -63,6 +72,19 @@ struct StatusCommand: ClientCommand {
             let expires: String?
             let fresh: Bool
             let error: String?
+            /// The newest root accepted for the catalog, its expiry (roots with roles), the freshness
+            /// document's expiry, and the warning shown weeks before the root expires.
+            var rootVersion: Int? = nil
+            var rootExpires: String? = nil
+            var timestampExpires: String? = nil
+            var warning: String? = nil
+
+            enum CodingKeys: String, CodingKey {
+                case name, url, version, expires, fresh, error, warning
+                case rootVersion = "root_version"
+                case rootExpires = "root_expires"
+                case timestampExpires = "timestamp_expires"
+            }
         }
 
         struct Update: Encodable {

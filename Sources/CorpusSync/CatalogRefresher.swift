@@ -94,6 +94,20 @@ struct PendingCatalogs: Sendable {
         Dictionary(all.map { ($0.remote.name, $0.root.catalogKeys) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// The installed corpora of the refreshed remotes whose manifest signature is by a key their
+    /// newest root does not list for the catalog role (`SyncPlanner.revoked`).
+    func revokedInstalls(_ installed: [InstalledCorpusRecord], home: HomeLayout) -> Set<String> {
+        let keys = catalogKeys
+        var out = Set<String>()
+        for have in installed {
+            guard let trusted = keys[have.remote], let dir = home.currentVersionDirectory(remote: have.remote, id: have.id),
+                  let signature = FileManager.default.contents(atPath: "\(dir)/\(BundleLayout.signature)"),
+                  let signer = ThresholdSignatures.signer(of: signature) else { continue }
+            if !trusted.contains(where: { $0.keyID == signer }) { out.insert(have.qualifiedName) }
+        }
+        return out
+    }
+
     /// The embedder models each remote's catalog offers.
     var embedders: [String: [CatalogEmbedder]] {
         Dictionary(all.map { ($0.remote.name, $0.update.catalog.embedders ?? []) }, uniquingKeysWith: { a, _ in a })

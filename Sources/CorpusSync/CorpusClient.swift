@@ -85,7 +85,8 @@ public struct CorpusClient: Sendable {
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
-        let planner = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        var planner = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        planner.revoked = catalogs.revokedInstalls(operation.installedRecords, home: home)
         if let wanted {
             let unknown = planner.unresolved(wanted, remotes: catalogs.remoteNames)
             guard unknown.isEmpty else { throw SyncError.wantedNotOffered(entries: unknown) }

@@ -94,6 +94,11 @@ public struct SyncPlanner: Sendable {
     public var offered: [OfferedCorpus]
     public var installed: [InstalledCorpusRecord]
     public var importLimit: Int?
+    /// Installed corpora (qualified names) whose manifest was signed by a key the newest root no
+    /// longer lists for the catalog role: after a stolen online key is rotated, `sync` replaces
+    /// such a corpus by the version its catalog offers even when that version is lower, so what a
+    /// thief published ahead of the publisher does not stay installed.
+    public var revoked: Set<String> = []
 
     public init(offered: [OfferedCorpus], installed: [InstalledCorpusRecord], importLimit: Int?) {
         self.offered = offered
@@ -187,7 +192,8 @@ public struct SyncPlanner: Sendable {
         guard let wanted else {
             return installed.sorted { $0.qualifiedName < $1.qualifiedName }.map { have in
                 guard let offer = offered.first(where: { $0.remote == have.remote && $0.entry.id == have.id }),
-                      offer.entry.version > have.version else { return .keep(have) }
+                      offer.entry.version > have.version || (revoked.contains(have.qualifiedName) && offer.entry.version != have.version)
+                else { return .keep(have) }
                 return .update(from: have, to: offer)
             }
         }

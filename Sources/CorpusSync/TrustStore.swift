@@ -14,6 +14,18 @@ public struct TrustedRoot: Sendable, Hashable {
 
     /// The keys that sign catalogs, bundle manifests, deltas and embedder artifacts.
     public var catalogKeys: [PublicKey] { roles.keys(for: .catalog) }
+
+    /// How long before a root expires `corpus status` and the publisher's summary start warning:
+    /// weeks, so its holders can meet before clients refuse the tree.
+    public static let expiryWarningWindow: TimeInterval = 30 * 86400
+
+    /// The warning to show while the root expires within `expiryWarningWindow`, nil otherwise.
+    public func expiryWarning(now: Date = Date()) -> String? {
+        guard let expires = roles.expires, expires.timeIntervalSince(now) < Self.expiryWarningWindow else { return nil }
+        let days = Int(max(0, expires.timeIntervalSince(now)) / 86400)
+        return "root version \(version) expires at \(Timestamp.format(expires)) (in \(days) day\(days == 1 ? "" : "s")); "
+            + "clients refuse the catalog after that until its root key holders sign and publish a new root"
+    }
 }
 
 extension TrustedRoot {

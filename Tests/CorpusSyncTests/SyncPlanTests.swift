@@ -39,6 +39,16 @@ private func names(_ actions: [SyncAction]) -> [String] {
                 ["update main/a 1->2", "install main/b@1", "refuse zzz notFound"])
     }
 
+    /// After a stolen catalog key is rotated, a version the thief published ahead of the catalog
+    /// is replaced by the one offered, lower as it is; a revoked signer at the offered version is
+    /// kept, and without a revocation nothing goes down.
+    @Test func syncReplacesAVersionSignedByARevokedKeyEvenWhenTheOfferIsLower() {
+        var p = SyncPlanner(offered: offered, installed: [have("a", "9"), have("b", "1")], importLimit: nil)
+        #expect(names(p.planSync(wanted: nil, prune: false)) == ["keep main/a", "keep main/b"])
+        p.revoked = ["main/a", "main/b"]
+        #expect(names(p.planSync(wanted: nil, prune: false)) == ["update main/a 9->2", "keep main/b"])
+    }
+
     @Test func clashingIdsNeedTheCatalogName() {
         let p = SyncPlanner(offered: offered, installed: [], importLimit: nil)
         #expect(names(p.planInstall([WantedCorpus(id: "b")])) == ["refuse b ambiguous(candidates: [\"main/b\", \"other/b\"])"])

@@ -33,6 +33,11 @@ public final class IntegrationPublisher: @unchecked Sendable {
     public struct KeyPair: Sendable {
         public let secret: String
         public let pub: String
+
+        public init(secret: String, pub: String) {
+            self.secret = secret
+            self.pub = pub
+        }
     }
 
     public func keygen(_ name: String) throws -> KeyPair {

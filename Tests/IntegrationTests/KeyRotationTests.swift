@@ -75,13 +75,13 @@ import CorpusTestSupport
             try evil.write("catalogs/3.json", bytes)
             try evil.write("catalogs/3.json.minisig", try retiredKey.sign(bytes, trustedComment: catalog.trustedComment).fileText)
             try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: 3)), to: evil.url("catalog.json"))
-            // The timestamp naming it, signed by the same retired key (it held every role in root 1).
-            let stamp = TimestampDocument(version: 99, issued: Date(), expires: Date().addingTimeInterval(3600),
-                                          catalog: .init(id: catalog.id, version: 3, path: "catalogs/3.json",
-                                                         digest: SHA256Digest(bytes: SHA256.hash(bytes)), size: Int64(bytes.count)))
+            // The freshness document too: clients that accepted one follow it, not the pointer.
+            let held = try TimestampDocument.decode(Data(contentsOf: URL(fileURLWithPath: evil.url(TreeLayout.timestamp))))
+            let stamp = TimestampDocument(version: held.version + 1, issued: Date(), expires: Date().addingTimeInterval(86400),
+                                          catalog: .init(id: catalog.id, version: 3, path: "catalogs/3.json", digest: SHA256.digest(bytes), size: Int64(bytes.count)))
             let stampBytes = try CanonicalJSON.encode(stamp)
-            try evil.write("timestamp.json", stampBytes)
-            try evil.write("timestamp.json.minisig", try retiredKey.sign(stampBytes, trustedComment: stamp.trustedComment).fileText)
+            try evil.write(TreeLayout.timestamp + TreeLayout.signatureSuffix, try retiredKey.sign(stampBytes, trustedComment: stamp.trustedComment).fileText)
+            try evil.write(TreeLayout.timestamp, stampBytes)
 
             // Same address, so the clients' remotes now lead to the tampered tree.
             let port = server.port
