@@ -245,8 +245,7 @@ import CorpusTestSupport
         try fixture.dir.write("public/catalogs/\(catalog.version).json", catalogBytes)
         try fixture.dir.write("public/catalogs/\(catalog.version).json.minisig", try key.sign(catalogBytes, trustedComment: catalog.trustedComment).fileText)
         try fixture.dir.write("public/catalog.json", try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: catalog.version)))
-        // The freshness document names it too: the mirror follows it, not the pointer.
-        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey])
+        try fixture.timestamp()
 
         let error = await refusal { _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run() }
         let strangerID = try PublicKey(contentsOf: fixture.strangerPub).keyID.description
@@ -279,28 +278,31 @@ import CorpusTestSupport
     @Test func rollbackAndExpiredCatalogsAreRefusedAndTheMirrorIsUnchanged() async throws {
         let fixture = try MirrorTreeFixture()
         try fixture.publish()
+        let names = ["catalog.json", "timestamp.json", "timestamp.json.minisig"]
+        let first = try names.map { try #require(bytes("\(fixture.tree)/\($0)")) }
         try fixture.edit("tides", version: "2")
-        try fixture.publish()
+        try fixture.publish(expires: "1d")
         let upstream = try Upstream(fixture.tree)
         let work = TempDirectory("mirror-out")
         let mirrored = try await updater(upstream.url, work.path, trust: fixture.rootPub).run()
         #expect(mirrored.catalog.version == 2)
         let before = DirectorySnapshot(work.path)
 
-        // The upstream points back at catalog 1 (validly signed, older).
-        let current = try #require(bytes("\(fixture.tree)/catalog.json"))
-        try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: fixture.catalogID, version: 1)), to: "\(fixture.tree)/catalog.json")
-        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey])
+        // The upstream points back at catalog 1 (validly signed, older), with the timestamp
+        // that named it then (the one a freshness check now reads first).
+        let current = try names.map { try #require(bytes("\(fixture.tree)/\($0)")) }
+        for (name, data) in zip(names, first) { try FileIO.writeAtomically(data, to: "\(fixture.tree)/\(name)") }
         let rollback = await refusal { _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run() }
         #expect(rollback == .rollback(from: 2, to: 1))
         #expect(DirectorySnapshot(work.path) == before)
 
-        // Catalog 2 again, but the clock is past its expiry: a frozen upstream is not passed on.
-        try FileIO.writeAtomically(current, to: "\(fixture.tree)/catalog.json")
-        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey])
+        // Catalog 2 again, but the clock is past its expiry (a day), though not the timestamp's
+        // (a week): a frozen upstream is not passed on.
+        for (name, data) in zip(names, current) { try FileIO.writeAtomically(data, to: "\(fixture.tree)/\(name)") }
+        try fixture.timestamp(expires: "7d")
         let expires = try fixture.catalog().expires
         let expired = await refusal {
-            _ = try await updater(upstream.url, work.path, trust: fixture.rootPub, now: { Date().addingTimeInterval(60 * 86400) }).run()
+            _ = try await updater(upstream.url, work.path, trust: fixture.rootPub, now: { Date().addingTimeInterval(2 * 86400) }).run()
         }
         #expect(expired == .expired(at: expires))
         #expect(DirectorySnapshot(work.path) == before)
@@ -315,8 +317,8 @@ import CorpusTestSupport
         let oldTides = try fixture.bundlePath("tides")
         try fixture.edit("tides", version: "2")
         try fixture.publish(expires: "30d")
-        // Re-signed for longer than the day the clock moves, as a daily cron would keep it fresh.
-        try MirrorTreeFixture.corpusd(["timestamp", fixture.tree, "--key", fixture.rootKey, "--expires", "7d"])
+        // The clock below moves two days on: past catalog 1, within a timestamp of three.
+        try fixture.timestamp(expires: "3d")
 
         let later = try await updater(upstream.url, work.path, trust: fixture.rootPub, now: { Date().addingTimeInterval(2 * 86400) }).run()
         #expect(later.removed == [oldTides])

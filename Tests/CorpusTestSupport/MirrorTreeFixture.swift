@@ -61,6 +61,12 @@ public final class MirrorTreeFixture: @unchecked Sendable {
         try Self.corpusd(["publish", catalogFolder, "--out", tree, "--key", rootKey, "--expires", expires])
     }
 
+    /// Runs `corpusd timestamp` (a new `timestamp.json` for the pointer's catalog), as a
+    /// publisher does after changing the tree by hand or from cron.
+    public func timestamp(expires: String = "1d") throws {
+        try Self.corpusd(["timestamp", tree, "--key", rootKey, "--expires", expires])
+    }
+
     /// Changes a corpus's source and version so the next publish builds a new bundle for it.
     public func edit(_ corpus: String, version: String) throws {
         try dir.write("catalog/\(corpus)/edit-\(version).md", "# Edition \(version)\n\nRevised notes for edition \(version).\n")

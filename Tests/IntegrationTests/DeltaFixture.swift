@@ -77,6 +77,9 @@ final class DeltaFixture: @unchecked Sendable {
         let signature = try rootKey.sign(bytes, trustedComment: c.trustedComment)
         try bytes.write(to: URL(fileURLWithPath: catalogPath))
         try Data(signature.fileText.utf8).write(to: URL(fileURLWithPath: catalogPath + TreeLayout.signatureSuffix))
+        // The timestamp names the catalog by its SHA-256: a publisher signs a new one too.
+        let stamp = try ProcessRunner.run(BuiltProducts.corpusd, ["timestamp", tree.publicDir, "--key", tree.rootKey])
+        try #require(stamp.status == 0, "\(stamp.stderr)")
     }
 
     /// Puts `file` in the tree as the delta of `tides` 2 (content-addressed), listed by catalog 2.
