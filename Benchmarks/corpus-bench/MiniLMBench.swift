@@ -18,7 +18,7 @@ enum MiniLMBench {
         let seconds = options.value("--seconds").flatMap(Double.init) ?? 4
         let batch = options.int("--batch", default: 32)
 
-        let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: model))
+        let embedder = try BERTEmbedder(modelDirectory: URL(fileURLWithPath: model), id: MiniLMEmbedder.identifier)
         var figures: [String: Double] = [:]
 
         // Query latency: one text, one forward pass, as a search does.
@@ -36,7 +36,7 @@ enum MiniLMBench {
         latencies.sort()
         figures["query_p50_ms"] = latencies[latencies.count / 2] * 1000
         figures["query_p90_ms"] = latencies[latencies.count * 9 / 10] * 1000
-        figures["query_gflops"] = MiniLMEmbedder.encoderFLOPs(tokenCounts: [12]) / latencies[latencies.count / 2] / 1e9
+        figures["query_gflops"] = BERTEmbedder.encoderFLOPs(tokenCounts: [12]) / latencies[latencies.count / 2] / 1e9
 
         // Passage throughput: texts of exactly 128 tokens, embedded `batch` at a time.
         let passages = (0..<batch).map { passage($0, tokenizer: embedder.tokenizer) }
@@ -53,7 +53,7 @@ enum MiniLMBench {
         // CPU time shows the cores' efficiency even when other processes share the machine.
         figures["passages_per_cpu_second"] = Double(embedded) / (cpuSeconds() - cpuStart)
         tokenCounts = Array(repeating: passageTokens, count: embedded)
-        let gflops = MiniLMEmbedder.encoderFLOPs(tokenCounts: tokenCounts) / elapsed / 1e9
+        let gflops = BERTEmbedder.encoderFLOPs(tokenCounts: tokenCounts) / elapsed / 1e9
         figures["passages_per_second"] = Double(embedded) / elapsed
         figures["encoder_gflops"] = gflops
         if let peer {

@@ -13,13 +13,38 @@ import CorpusEngine
 public enum ModelFolder {
     /// A loaded model, its folder and its digest.
     public struct Model: Sendable {
-        public var embedder: any Embedder
+        public var embedder: BERTEmbedder
         public var folder: String
         public var digest: SHA256Digest
     }
 
-    /// Embedder ids that have a model this build can run.
-    public static let known = [MiniLMEmbedder.identifier]
+    /// Query and passage prompts a publisher declares for a model (catalog.json), nil where not declared.
+    public struct DeclaredPrompts: Hashable, Sendable {
+        public var query: String?
+        public var passage: String?
+        public init(query: String? = nil, passage: String? = nil) {
+            self.query = query
+            self.passage = passage
+        }
+
+        /// `settings` with the declared prompts where the folder has none.
+        func apply(to settings: EncoderSettings, folder: String, embedder: String) throws -> EncoderSettings {
+            var out = settings
+            for (declared, path, name) in [(query, \EncoderSettings.queryPrompt, "query"), (passage, \EncoderSettings.passagePrompt, "passage")] {
+                guard let declared else { continue }
+                let own = settings[keyPath: path]
+                guard own.isEmpty || own == declared else {
+                    throw PublisherError.invalidModel(folder: folder, embedder: embedder,
+                                                      reason: "its \(name) prompt \(own.debugDescription) is not the declared \(declared.debugDescription)")
+                }
+                out[keyPath: path] = declared
+            }
+            return out
+        }
+    }
+
+    /// Embedder ids that have a model this build can run (`KnownEncoder`).
+    public static let known = KnownEncoder.all.map(\.id)
 
     /// The embedder `corpusd build` builds with: the model-free default when `id` is nil or names
     /// it, else the model `id` names, loaded from `model`.
@@ -40,8 +65,10 @@ public enum ModelFolder {
         return try load(id: id, folder: model).embedder
     }
 
-    /// Loads the model `id` names from `folder` and computes its digest.
-    public static func load(id: String, folder: String) throws -> Model {
+    /// Loads the model `id` names from `folder` and computes its digest. `prompts` are the ones
+    /// the publisher declares (catalog.json) for a model whose folder has none; a folder that
+    /// names other prompts than declared is refused, as which ones the apps use is unclear.
+    public static func load(id: String, folder: String, prompts: DeclaredPrompts = DeclaredPrompts()) throws -> Model {
         guard known.contains(id) else { throw PublisherError.unknownEmbedder(id: id, known: [HashingEmbedder.identifier] + known) }
         func bad(_ reason: String) -> PublisherError { .invalidModel(folder: folder, embedder: id, reason: reason) }
         var isFolder: ObjCBool = false
@@ -52,14 +79,28 @@ public enum ModelFolder {
         guard let config = try? files.folder.read(files.files[EmbedderArtifactLayout.config]!, limit: 1 << 20) else {
             throw bad("its config.json cannot be read (or is over 1 MiB)")
         }
-        if let mismatch = MiniLMEmbedder.configurationMismatch(Data(config)) { throw bad(mismatch) }
-        var embedder: MiniLMEmbedder
+        let url = URL(fileURLWithPath: folder)
+        var settings: EncoderSettings
+        let configuration: BERTConfiguration
         do {
-            embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: folder))
+            configuration = try BERTConfiguration(json: Data(config))
+            settings = try SentenceTransformersSettings.read(folder: url, configuration: configuration)
+        } catch {
+            throw bad("\(error)")
+        }
+        let known = KnownEncoder.named(id)!
+        if configuration.hidden != known.hidden { throw bad("config.json says hidden_size \(configuration.hidden), \(id) has \(known.hidden)") }
+        if configuration.layers != known.layers { throw bad("config.json says num_hidden_layers \(configuration.layers), \(id) has \(known.layers)") }
+        settings = try prompts.apply(to: settings, folder: folder, embedder: id)
+        var embedder: BERTEmbedder
+        do {
+            embedder = try BERTEmbedder(modelDirectory: url, id: id, settings: settings)
         } catch {
             throw bad("its weights or vocabulary do not load as \(id): \(error)")
         }
-        let written = try EmbedderArtifactWriter.manifest(modelDirectory: folder, id: embedder.id, dimension: embedder.dimension)
+        if let mismatch = known.mismatch(embedder) { throw bad(mismatch) }
+        let written = try EmbedderArtifactWriter.manifest(modelDirectory: folder, id: embedder.id, dimension: embedder.dimension,
+                                                          encoder: embedder.settings)
         try confirm(written.manifest, matches: files, folder: folder)
         embedder.modelDigest = written.digest
         return Model(embedder: embedder, folder: folder, digest: written.digest)

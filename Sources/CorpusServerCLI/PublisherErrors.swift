@@ -35,7 +35,7 @@ enum PublisherErrors {
             return ErrorReport(code: "usage", message: e.description, hint: "give --expires \(DurationOption.catalogExpiry.bounds)", kind: .usage)
         case .unknownEmbedder:
             return ErrorReport(code: "unknown-embedder", message: e.description,
-                               hint: "leave --embedder out for the model-free default, or give --embedder all-MiniLM-L6-v2 --model DIR", kind: .usage)
+                               hint: "leave --embedder out for the model-free default, or give a model's id (all-MiniLM-L6-v2, bge-small-en-v1.5, …) with --model DIR", kind: .usage)
         case .modelOption:
             return ErrorReport(code: "usage", message: e.description, hint: "see corpusd build --help", kind: .usage)
         case .invalidModel:
