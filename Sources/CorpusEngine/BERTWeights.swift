@@ -33,7 +33,7 @@ final class BERTWeights: @unchecked Sendable {
     let embeddingNormBeta: UnsafePointer<Float>
     let layers: [Layer]
     /// Kept only while tensors point into its mapping (an f32 file).
-    private let file: SafeTensorsFile?
+    let file: SafeTensorsFile?
     private let owned: [UnsafeMutableBufferPointer<Float>]
 
     /// Tensor names carry a prefix depending on how the model was saved: none for a bare

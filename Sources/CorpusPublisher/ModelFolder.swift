@@ -106,6 +106,30 @@ public enum ModelFolder {
         return Model(embedder: embedder, folder: folder, digest: written.digest)
     }
 
+    /// Any BERT-family model folder, for `corpusd embed`: loaded with the settings its
+    /// sentence-transformers files give, and `prompts` where the folder names none, exactly as
+    /// a publish would load it (but without a known id's shape check: the gate is for any model).
+    public static func encoder(folder: String, prompts: DeclaredPrompts = DeclaredPrompts()) throws -> BERTEmbedder {
+        let name = "a BERT sentence encoder"
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw PublisherError.invalidModel(folder: folder, embedder: name, reason: "there is no such folder")
+        }
+        let url = URL(fileURLWithPath: folder)
+        do {
+            guard let config = FileManager.default.contents(atPath: url.appendingPathComponent("config.json").path) else {
+                throw EncoderError.modelMissing(directory: folder, file: "config.json")
+            }
+            let configuration = try BERTConfiguration(json: config)
+            let settings = try prompts.apply(to: SentenceTransformersSettings.read(folder: url, configuration: configuration), folder: folder, embedder: name)
+            return try BERTEmbedder(modelDirectory: url, id: url.lastPathComponent, settings: settings)
+        } catch let e as PublisherError {
+            throw e
+        } catch {
+            throw PublisherError.invalidModel(folder: folder, embedder: name, reason: "\(error)")
+        }
+    }
+
     /// The first file a model's artifact carries that `folder` lacks, nil when it has them all.
     static func absentFile(in folder: String) -> String? {
         EmbedderArtifactLayout.payloadMembers.first { !FileIO.exists("\(folder)/\($0)") }

@@ -19,7 +19,7 @@ public enum ServerProgram {
     /// The command table, in the order `--help` lists them.
     static let commands: [any ServerCommand.Type] = [
         KeygenCommand.self, BuildCommand.self, PublishCommand.self, RotateKeyCommand.self,
-        ServeCommand.self, MirrorCommand.self, UploadCommand.self, TokenCommand.self,
+        ServeCommand.self, MirrorCommand.self, UploadCommand.self, TokenCommand.self, EmbedCommand.self,
     ]
 
     static let parser = ArgumentParser(
