@@ -20,6 +20,11 @@ exact erf (math.erf), CLS or mean pooling, L2 normalization.
       stored (the f16 and bf16 ones widened to f32). Skips what is already there.
   embed --model DIR [--query-prompt P] [--query] TEXT...
       Prints {"ids": [...], "vectors": [...]} for the texts (the peer of `corpusd embed`).
+  bench --model DIR [--query-prompt P] [--seconds S] [--batch N]
+      The speed peer of `corpus-bench encoder` (scripts/bench-encoders.sh): the same forward pass
+      in f32 (erf by the same kind of polynomial the encoder uses, not math.erf, which would
+      measure Python calls), the tokens of a batch packed so each matrix product is one BLAS
+      call; prints {"query_p50_ms", "passages_per_second"} for the same query and 128-token passages.
 """
 import argparse
 import json
@@ -241,6 +246,47 @@ class Model:
             x = layer_norm(lin(inter, "output.dense") + x, w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], self.eps)
         return x
 
+    def packed(self, sequences, fast_gelu):
+        """hidden_states for several sequences at once: their tokens packed end to end, so each
+        projection is one BLAS call over all of them; attention per sequence."""
+        w = self.w
+        lengths = [len(s) for s in sequences]
+        offsets = np.cumsum([0] + lengths)
+        ids = np.concatenate([np.asarray(s) for s in sequences])
+        pos = np.concatenate([np.arange(n) for n in lengths])
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][pos] \
+            + w["embeddings.token_type_embeddings.weight"][0]
+        x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"], self.eps)
+        h = x.shape[1]
+        dh = h // self.heads
+        if not hasattr(self, "qkv"):
+            self.qkv = [(np.concatenate([w["encoder.layer.%d.attention.self.%s.weight" % (l, p)] for p in ("query", "key", "value")]).T.copy(),
+                         np.concatenate([w["encoder.layer.%d.attention.self.%s.bias" % (l, p)] for p in ("query", "key", "value")]))
+                        for l in range(self.layers)]
+            self.t = {k: v.T.copy() for k, v in w.items() if k.endswith("dense.weight")}
+        scale = np.float32(1 / math.sqrt(dh))
+        for l in range(self.layers):
+            p = "encoder.layer.%d." % l
+            qkv = x @ self.qkv[l][0] + self.qkv[l][1]
+            ctx = np.empty_like(x)
+            for s in range(len(sequences)):
+                a, b = offsets[s], offsets[s + 1]
+                n = b - a
+                q = qkv[a:b, :h].reshape(n, self.heads, dh).transpose(1, 0, 2)
+                k = qkv[a:b, h:2 * h].reshape(n, self.heads, dh).transpose(1, 0, 2)
+                v = qkv[a:b, 2 * h:].reshape(n, self.heads, dh).transpose(1, 0, 2)
+                sc = (q @ k.transpose(0, 2, 1)) * scale
+                sc = np.exp(sc - sc.max(axis=-1, keepdims=True))
+                sc /= sc.sum(axis=-1, keepdims=True)
+                ctx[a:b] = (sc @ v).transpose(1, 0, 2).reshape(n, h)
+            x = layer_norm(ctx @ self.t[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"] + x,
+                           w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"], self.eps)
+            inter = x @ self.t[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"]
+            inter = fast_gelu(inter) if fast_gelu else gelu(inter)
+            x = layer_norm(inter @ self.t[p + "output.dense.weight"] + w[p + "output.dense.bias"] + x,
+                           w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"], self.eps)
+        return x, offsets
+
     def embed(self, ids, pooling):
         x = self.hidden_states(ids)
         v = x[0] if pooling == "cls" else x.mean(axis=0)
@@ -418,6 +464,44 @@ def embed(args):
     return 0
 
 
+def fast_gelu(x):
+    """GELU with erf by Abramowitz & Stegun 7.1.26 in f32 NumPy: the cost of an element-wise
+    pass, as the encoder's, for the speed comparison only (the reference uses math.erf)."""
+    a = np.abs(x) * np.float32(0.70710678)
+    t = np.float32(1) / (np.float32(1) + np.float32(0.3275911) * a)
+    poly = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t + np.float32(1.421413741)) * t
+             - np.float32(0.284496736)) * t + np.float32(0.254829592)) * t
+    erf = np.copysign(np.float32(1) - poly * np.exp(-a * a), x)
+    return x * np.float32(0.5) * (np.float32(1) + erf)
+
+
+def bench(args):
+    model = Model(args.model)
+    tok = WordPiece(os.path.join(args.model, "vocab.txt"))
+    query = tok.encode(args.query_prompt + "how do I rotate the signing key of a catalog", MAX_TOKENS)
+    for _ in range(5):
+        model.packed([query], fast_gelu)
+    latencies, deadline = [], time.time() + args.seconds / 2
+    while len(latencies) < 20 or (time.time() < deadline and len(latencies) < 1000):
+        t = time.perf_counter()
+        model.packed([query], fast_gelu)
+        latencies.append(time.perf_counter() - t)
+    latencies.sort()
+    rng = np.random.default_rng(1)
+    passages = [[101] + list(rng.integers(1000, 29000, 126)) + [102] for _ in range(args.batch)]
+    model.packed(passages, fast_gelu)
+    done, start = 0, time.perf_counter()
+    while True:
+        model.packed(passages, fast_gelu)
+        done += len(passages)
+        if time.perf_counter() - start >= args.seconds:
+            break
+    elapsed = time.perf_counter() - start
+    print(json.dumps({"query_tokens": len(query), "query_p50_ms": latencies[len(latencies) // 2] * 1000,
+                      "passages_per_second": done / elapsed}))
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -436,8 +520,13 @@ def main():
     e.add_argument("--query-prompt", default="")
     e.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
     e.add_argument("texts", nargs="+")
+    b = sub.add_parser("bench")
+    b.add_argument("--model", required=True)
+    b.add_argument("--query-prompt", default="")
+    b.add_argument("--seconds", type=float, default=4)
+    b.add_argument("--batch", type=int, default=32)
     args = p.parse_args()
-    return {"check-minilm": check_minilm, "make": make, "embed": embed}[args.command](args)
+    return {"check-minilm": check_minilm, "make": make, "embed": embed, "bench": bench}[args.command](args)
 
 
 if __name__ == "__main__":
