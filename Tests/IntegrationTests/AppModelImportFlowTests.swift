@@ -113,6 +113,9 @@ import CorpusTestSupport
         ] {
             let expected = Self.expectedTop(try Self.reference(folder, Self.queries, queryPrompt: prompt), rows: rows)
             #expect(expected.compactMap { $0 }.count >= 3, "\(corpus): too few queries with a clear leader: \(expected)")
+            // Without the prompt some query leads elsewhere, so matching shows the prompt was applied.
+            let unprompted = Self.expectedTop(try Self.reference(folder, Self.queries, queryPrompt: ""), rows: rows)
+            #expect(zip(expected, unprompted).contains { $0 != nil && $0 != $1 }, "\(corpus): \(expected) \(unprompted)")
             for (q, top) in zip(Self.queries, expected) {
                 guard let top else { continue }
                 let (r, object) = try client.json(["search", q, "--corpus", corpus, "-k", "20"])
