@@ -63,8 +63,9 @@ public final class SafeTensorsFile: Sendable {
         return (out, info.shape)
     }
 
-    /// Writes the F32, F16 or BF16 tensor `name` as f32 to `out`, which has room for its values.
-    /// Values are read unaligned: the format does not align 16-bit tensors to 4 bytes.
+    /// Writes the F32, F16 or BF16 tensor `name` as f32 to `out`, which has room for its values,
+    /// and lets the tensor's mapped pages go. Values are read unaligned: the format does not align
+    /// 16-bit tensors to 4 bytes.
     public func copyFloats(_ name: String, into out: UnsafeMutablePointer<Float>) throws {
         guard let info = tensors[name] else { throw EncoderError.missingTensor(name: name) }
         let base = UnsafeRawPointer(file.bytes.baseAddress! + info.range.lowerBound)
@@ -84,6 +85,8 @@ public final class SafeTensorsFile: Sendable {
         default:
             throw SafeTensorsError.unsupportedDType(name: name, dtype: info.dtype)
         }
+        // Copied out for good: the mapped pages need not stay resident beside the copy.
+        file.willNotNeed(info.range)
     }
 
     static func parseHeader(_ bytes: UnsafeRawBufferPointer, path: String) throws -> [String: TensorInfo] {

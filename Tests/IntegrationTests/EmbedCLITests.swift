@@ -53,6 +53,22 @@ import CorpusTestSupport
         }
     }
 
+    /// A model stored in f16 holds about its f32 size once loaded, also at its peak: each tensor's
+    /// mapped pages are let go as it is widened, and the mapping once all are.
+    @Test(.enabled(if: RandomModels.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "\(RandomModels.absentMessage), or no /usr/bin/time"))
+    func aHalfFloatModelHoldsAboutItsF32Size() throws {
+        let folder = try RandomModels.folder(.arcticEmbedM, .f16)
+        let f16Bytes = try FileManager.default.attributesOfItem(atPath: "\(folder)/model.safetensors")[.size] as! Int
+        let r = try ProcessRunner.run("/usr/bin/time", ["-f", "maxrss %M", BuiltProducts.corpusd, "embed", "--model", folder, "--json", "a tide"],
+                                      environment: ["PATH": "/usr/bin:/bin"], timeout: 300)
+        #expect(r.status == 0, "\(r.stderr)")
+        let line = try #require(r.stderr.split(separator: "\n").last { $0.hasPrefix("maxrss ") })
+        let peak = Int(line.dropFirst("maxrss ".count))! * 1024
+        // f32 weights are twice the f16 file; the process itself needs well under 120 MB more.
+        // Holding the f16 pages beside the f32 copy would add the f16 file's size on top.
+        #expect(peak < 2 * f16Bytes + 120 << 20, "peak resident \(peak >> 20) MB for \(f16Bytes >> 20) MB of f16 weights")
+    }
+
     static let refusals: [(String, String, String, String)] = [
         ("config.json", #"{"model_type": "bert", "hidden_act": "relu", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8, "vocab_size": 5}"#,
          "config.json says hidden_act \"relu\", which this encoder cannot honour (it supports \"gelu\")", "model-folder"),
