@@ -21,12 +21,12 @@ public struct KnownEncoder: Hashable, Sendable {
 
     public static func named(_ id: String) -> KnownEncoder? { all.first { $0.id == id } }
 
-    /// Why a loaded model is not the one `id` names, or nil when it is.
-    public func mismatch(_ embedder: BERTEmbedder) -> String? {
-        let c = embedder.configuration
+    /// Why a model of this configuration and these settings is not the one `id` names, or nil
+    /// when it is; checked before the weights are read.
+    public func mismatch(_ c: BERTConfiguration, _ settings: EncoderSettings) -> String? {
         if c.hidden != hidden { return "config.json says hidden_size \(c.hidden), \(id) has \(hidden)" }
         if c.layers != layers { return "config.json says num_hidden_layers \(c.layers), \(id) has \(layers)" }
-        if embedder.settings.pooling != pooling { return "its pooling is \(embedder.settings.pooling.rawValue), \(id) pools with \(pooling.rawValue)" }
+        if settings.pooling != pooling { return "its pooling is \(settings.pooling.rawValue), \(id) pools with \(pooling.rawValue)" }
         return nil
     }
 }

@@ -45,11 +45,12 @@ public enum SentenceTransformersSettings {
                                                   supported: "lower-casing only where the tokenizer lower-cases")
         }
 
-        if let prompts = try ModelFile.read(folder, "config_sentence_transformers.json")?["prompts"] {
+        let sentenceTransformers = try ModelFile.read(folder, "config_sentence_transformers.json")
+        if let prompts = sentenceTransformers?["prompts"] {
             guard case let .object(table) = prompts, table.values.allSatisfy({ $0.string != nil }) else {
                 throw EncoderError.invalidSetting(file: "config_sentence_transformers.json", reason: "prompts is not an object of strings")
             }
-            let defaultName = try ModelFile.read(folder, "config_sentence_transformers.json")?["default_prompt_name"]?.string
+            let defaultName = sentenceTransformers?["default_prompt_name"]?.string
             settings.queryPrompt = table["query"]?.string ?? ""
             settings.passagePrompt = (table["document"] ?? table["passage"] ?? defaultName.flatMap { table[$0] })?.string ?? ""
         }

@@ -88,9 +88,7 @@ public enum ModelFolder {
         } catch {
             throw bad("\(error)")
         }
-        let known = KnownEncoder.named(id)!
-        if configuration.hidden != known.hidden { throw bad("config.json says hidden_size \(configuration.hidden), \(id) has \(known.hidden)") }
-        if configuration.layers != known.layers { throw bad("config.json says num_hidden_layers \(configuration.layers), \(id) has \(known.layers)") }
+        if let mismatch = KnownEncoder.named(id)!.mismatch(configuration, settings) { throw bad(mismatch) }
         settings = try prompts.apply(to: settings, folder: folder, embedder: id)
         var embedder: BERTEmbedder
         do {
@@ -98,7 +96,6 @@ public enum ModelFolder {
         } catch {
             throw bad("its weights or vocabulary do not load as \(id): \(error)")
         }
-        if let mismatch = known.mismatch(embedder) { throw bad(mismatch) }
         let written = try EmbedderArtifactWriter.manifest(modelDirectory: folder, id: embedder.id, dimension: embedder.dimension,
                                                           encoder: embedder.settings)
         try confirm(written.manifest, matches: files, folder: folder)
