@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The machine's single-precision matrix-multiply rate, measured with NumPy: the peer that
-MiniLM's encoder GFLOP/s is divided by in scripts/bench-minilm.sh.
+the sentence encoders' GFLOP/s is divided by in scripts/bench-encoders.sh.
 
 Run with Debian's /usr/bin/python3 (python3-numpy). OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when
 set on this machine, slow a current NumPy, so the caller unsets both for this command alone.

@@ -69,7 +69,7 @@ enum EvalBench {
             throw BenchError("\(root) is missing: install Debian's \(spec.collection.package ?? "documentation") package (scripts/bootstrap.sh does)")
         }
 
-        var model = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: modelFolder))
+        var model = try BERTEmbedder(modelDirectory: URL(fileURLWithPath: modelFolder), id: MiniLMEmbedder.identifier)
         model.modelDigest = try EmbedderArtifactWriter.manifest(modelDirectory: modelFolder, id: model.id, dimension: model.dimension).digest
 
         let source = "\(work)/source"

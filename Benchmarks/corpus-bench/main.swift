@@ -3,7 +3,8 @@ import Foundation
 /// `corpus-bench <subcommand> [args]`: each benchmark registers one entry here and lives in its own file.
 let subcommands: [String: ([String]) async throws -> Void] = [
     "bundle-stream": BundleStreamBench.run,
-    "minilm": MiniLMBench.run(args:),
+    "minilm": EncoderBench.runMiniLM(args:),
+    "encoder": EncoderBench.run(args:),
     "read": ReadBench.run(args:),
     "build": BuildBench.run,
     "delta": DeltaBench.run,

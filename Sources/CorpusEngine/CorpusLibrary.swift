@@ -165,7 +165,7 @@ public final class CorpusLibrary: Sendable {
             // The lexical hashing embedder sees the same content words as BM25; a neural
             // embedder reads the whole sentence, stop words included.
             let text = e.id == HashingEmbedder.identifier ? tokens.joined(separator: " ") : query
-            let v = try e.embed([text]).first ?? []
+            let v = try e.embedQueries([text]).first ?? []
             // An all-zero embedding (no words) has no direction to search in.
             if v.count == e.dimension, v.contains(where: { $0 != 0 }) {
                 out.byKey[key] = v

@@ -54,7 +54,7 @@ public final class EmbedderResolver: Sendable {
             throw EngineError.embedderModelMismatch(corpus: corpus, embedder: info.id, digest: digest,
                                                     reason: "the model has \(manifest.dimension) dimensions, the corpus \(info.dimension)")
         }
-        let embedder = try Self.load(info: info, digest: digest, folder: folder, corpus: corpus)
+        let embedder = try Self.load(info: info, digest: digest, folder: folder, corpus: corpus, manifest: manifest)
         return loaded.withLock { cache in
             // Two searches may load the same model at once; keep one so memory is shared.
             if let first = cache[key] { return first }
@@ -63,25 +63,21 @@ public final class EmbedderResolver: Sendable {
         }
     }
 
-    /// Builds the embedder an id names from its model folder.
-    static func load(info: EmbedderInfo, digest: SHA256Digest, folder: String, corpus: String) throws -> any Embedder {
-        switch info.id {
-        case MiniLMEmbedder.identifier:
-            do {
-                var model = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: folder))
-                model.modelDigest = digest
-                guard model.dimension == info.dimension else {
-                    throw EngineError.embedderModelMismatch(corpus: corpus, embedder: info.id, digest: digest,
-                                                            reason: "the model has \(model.dimension) dimensions, the corpus \(info.dimension)")
-                }
-                return model
-            } catch let e as EngineError {
-                throw e
-            } catch {
-                throw EngineError.embedderModelMismatch(corpus: corpus, embedder: info.id, digest: digest, reason: "the model does not load: \(error)")
+    /// Builds the embedder an id names from its installed model folder, with the signed settings
+    /// of its artifact (`EmbedderManifest.encoderSettings`).
+    static func load(info: EmbedderInfo, digest: SHA256Digest, folder: String, corpus: String, manifest: EmbedderManifest) throws -> any Embedder {
+        do {
+            var model = try BERTEmbedder(modelDirectory: URL(fileURLWithPath: folder), id: info.id, settings: manifest.encoderSettings)
+            model.modelDigest = digest
+            guard model.dimension == info.dimension else {
+                throw EngineError.embedderModelMismatch(corpus: corpus, embedder: info.id, digest: digest,
+                                                        reason: "the model has \(model.dimension) dimensions, the corpus \(info.dimension)")
             }
-        default:
-            throw EngineError.embedderUnsupported(corpus: corpus, embedder: info.id, reason: "no encoder for this id in this build")
+            return model
+        } catch let e as EngineError {
+            throw e
+        } catch {
+            throw EngineError.embedderModelMismatch(corpus: corpus, embedder: info.id, digest: digest, reason: "the model does not load: \(error)")
         }
     }
 }

@@ -1,4 +1,4 @@
-// Linux's side of the BLAS seam (MiniLMKernels); Apple platforms call Accelerate's cblas_sgemm.
+// Linux's side of the BLAS seam (EncoderKernels); Apple platforms call Accelerate's cblas_sgemm.
 #if !canImport(Accelerate)
 import Foundation
 internal import COpenBLAS
@@ -21,7 +21,7 @@ enum OpenBLAS {
     /// Debian's runtime name (libopenblas0-pthread), then the development symlink.
     static let libraryNames = ["libopenblas.so.0", "libopenblas.so"]
 
-    /// `cblas_sgemm`, or nil when OpenBLAS cannot be loaded (`MiniLMEmbedder` refuses before use).
+    /// `cblas_sgemm`, or nil when OpenBLAS cannot be loaded (`BERTEmbedder` refuses before use).
     static let sgemm: SGEMM? = {
         // Only if nobody chose otherwise: a user's OPENBLAS_NUM_THREADS is theirs.
         setenv("OPENBLAS_NUM_THREADS", "1", 0)

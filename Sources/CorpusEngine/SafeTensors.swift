@@ -42,7 +42,7 @@ public final class SafeTensorsFile: Sendable {
 
     /// The F32 tensor `name` as a buffer into the mapping, valid while this object lives.
     public func floats(_ name: String) throws -> (values: UnsafeBufferPointer<Float>, shape: [Int]) {
-        guard let info = tensors[name] else { throw MiniLMError.missingTensor(name: name) }
+        guard let info = tensors[name] else { throw EncoderError.missingTensor(name: name) }
         guard info.dtype == "F32" else { throw SafeTensorsError.unsupportedDType(name: name, dtype: info.dtype) }
         let start = file.bytes.baseAddress! + info.range.lowerBound
         guard Int(bitPattern: start) % MemoryLayout<Float>.alignment == 0 else {
@@ -51,6 +51,42 @@ public final class SafeTensorsFile: Sendable {
         let values = UnsafeBufferPointer(start: start.assumingMemoryBound(to: Float.self),
                                          count: info.range.count / MemoryLayout<Float>.stride)
         return (values, info.shape)
+    }
+
+    /// The F16 or BF16 tensor `name` converted to f32 in a buffer the caller owns (and
+    /// deallocates).
+    public func convertedFloats(_ name: String) throws -> (values: UnsafeMutableBufferPointer<Float>, shape: [Int]) {
+        guard let info = tensors[name] else { throw EncoderError.missingTensor(name: name) }
+        guard info.dtype == "F16" || info.dtype == "BF16" else { throw SafeTensorsError.unsupportedDType(name: name, dtype: info.dtype) }
+        let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: info.range.count / 2)
+        try copyFloats(name, into: out.baseAddress!)
+        return (out, info.shape)
+    }
+
+    /// Writes the F32, F16 or BF16 tensor `name` as f32 to `out`, which has room for its values,
+    /// and lets the tensor's mapped pages go. Values are read unaligned: the format does not align
+    /// 16-bit tensors to 4 bytes.
+    public func copyFloats(_ name: String, into out: UnsafeMutablePointer<Float>) throws {
+        guard let info = tensors[name] else { throw EncoderError.missingTensor(name: name) }
+        let base = UnsafeRawPointer(file.bytes.baseAddress! + info.range.lowerBound)
+        switch info.dtype {
+        case "F32":
+            for i in 0..<(info.range.count / 4) {
+                out[i] = Float(bitPattern: UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+            }
+        case "F16":
+            for i in 0..<(info.range.count / 2) {
+                out[i] = HalfFloat.f16(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)))
+            }
+        case "BF16":
+            for i in 0..<(info.range.count / 2) {
+                out[i] = HalfFloat.bf16(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)))
+            }
+        default:
+            throw SafeTensorsError.unsupportedDType(name: name, dtype: info.dtype)
+        }
+        // Copied out for good: the mapped pages need not stay resident beside the copy.
+        file.willNotNeed(info.range)
     }
 
     static func parseHeader(_ bytes: UnsafeRawBufferPointer, path: String) throws -> [String: TensorInfo] {

@@ -1,8 +1,10 @@
 import Foundation
 
-/// BERT uncased tokenization: the normalizer, pre-tokenizer and WordPiece model of
-/// HuggingFace `tokenizers` (`BertNormalizer`, `BertPreTokenizer`, `WordPiece`) as configured
-/// by all-MiniLM-L6-v2's `tokenizer.json`, followed by the `[CLS] … [SEP]` template.
+/// BERT tokenization: the normalizer, pre-tokenizer and WordPiece model of HuggingFace
+/// `tokenizers` (`BertNormalizer`, `BertPreTokenizer`, `WordPiece`), followed by the
+/// `[CLS] … [SEP]` template. Lower-casing, accent stripping and the splitting of CJK ideographs
+/// follow the model's tokenizer settings (`EncoderSettings`); uncased, as all-MiniLM-L6-v2's
+/// `tokenizer.json` has it, unless told otherwise.
 ///
 /// Where the Python `BertTokenizer` and the Rust one differ (order of lowercasing and accent
 /// stripping, what counts as whitespace), this follows the Rust one, which is what
@@ -21,6 +23,9 @@ public struct WordPieceTokenizer: Sendable {
     /// starts below it (MiniLM's is 18 bytes; words run to 100 scalars, and trying every
     /// longer candidate first was most of a long word's cost).
     private let longestKey: Int
+    public var lowercase = true
+    public var stripAccents = true
+    public var chineseCharacters = true
 
     /// Loads `vocab.txt`: one token a line, the id is the line number.
     public init(vocabularyFile: URL) throws {
@@ -28,7 +33,7 @@ public struct WordPieceTokenizer: Sendable {
         do {
             data = try Data(contentsOf: vocabularyFile)
         } catch {
-            throw MiniLMError.modelMissing(directory: vocabularyFile.deletingLastPathComponent().path,
+            throw EncoderError.modelMissing(directory: vocabularyFile.deletingLastPathComponent().path,
                                            file: vocabularyFile.lastPathComponent)
         }
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0) }
@@ -51,7 +56,7 @@ public struct WordPieceTokenizer: Sendable {
         }
         func special(_ token: String) throws -> Int32 {
             guard let id = vocabulary[Array(token.utf8)] else {
-                throw MiniLMError.invalidVocabulary(reason: "no \(token) token")
+                throw EncoderError.invalidVocabulary(reason: "no \(token) token")
             }
             return id
         }
@@ -70,7 +75,7 @@ public struct WordPieceTokenizer: Sendable {
         precondition(maxTokens >= 2, "room for [CLS] and [SEP] is needed")
         var ids: [Int32] = [clsID]
         let budget = maxTokens - 2
-        outer: for word in Self.basicTokens(text) {
+        outer: for word in Self.basicTokens(text, lowercase: lowercase, stripAccents: stripAccents, chineseCharacters: chineseCharacters) {
             for id in wordPieces(word) {
                 if ids.count - 1 == budget { break outer }
                 ids.append(id)
@@ -117,14 +122,15 @@ public struct WordPieceTokenizer: Sendable {
     // MARK: - Normalization and pre-tokenization
 
     /// The words BERT's normalizer and pre-tokenizer produce, before WordPiece.
-    static func basicTokens(_ text: String) -> [[Unicode.Scalar]] {
+    static func basicTokens(_ text: String, lowercase: Bool = true, stripAccents: Bool = true,
+                            chineseCharacters: Bool = true) -> [[Unicode.Scalar]] {
         // Clean text and pad CJK ideographs (BertNormalizer.clean_text, handle_chinese_chars).
         var cleaned = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if scalar.value == 0 || scalar.value == 0xFFFD || isControl(scalar) { continue }
             if isWhitespace(scalar) {
                 cleaned.append(" ")
-            } else if isCJKIdeograph(scalar) {
+            } else if chineseCharacters, isCJKIdeograph(scalar) {
                 cleaned.append(" ")
                 cleaned.append(scalar)
                 cleaned.append(" ")
@@ -133,12 +139,13 @@ public struct WordPieceTokenizer: Sendable {
             }
         }
         // Strip accents (NFD, drop Mn), then lowercase each scalar on its own: the Rust
-        // normalizer maps char by char, so there is no final-sigma context rule.
-        let decomposed = String(cleaned).decomposedStringWithCanonicalMapping
+        // normalizer maps char by char, so there is no final-sigma context rule. Without
+        // accent stripping the text is not decomposed at all, as in the Rust normalizer.
+        let decomposed = stripAccents ? String(cleaned).decomposedStringWithCanonicalMapping : String(cleaned)
         var normalized: [Unicode.Scalar] = []
         normalized.reserveCapacity(decomposed.unicodeScalars.count)
-        for scalar in decomposed.unicodeScalars where scalar.properties.generalCategory != .nonspacingMark {
-            if scalar.properties.changesWhenLowercased {
+        for scalar in decomposed.unicodeScalars where !(stripAccents && scalar.properties.generalCategory == .nonspacingMark) {
+            if lowercase, scalar.properties.changesWhenLowercased {
                 normalized.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
             } else {
                 normalized.append(scalar)

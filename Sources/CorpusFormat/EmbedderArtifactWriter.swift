@@ -14,13 +14,13 @@ import Glibc
 /// and deflating 90 MB would add seconds to every publish for a few percent.
 public enum EmbedderArtifactWriter {
     /// The signed manifest of a model folder, without writing anything: what `write` would sign.
-    public static func manifest(modelDirectory: String, id: String, dimension: Int) throws -> (manifest: EmbedderManifest, bytes: Data, digest: SHA256Digest) {
+    public static func manifest(modelDirectory: String, id: String, dimension: Int, encoder: EncoderSettings? = nil) throws -> (manifest: EmbedderManifest, bytes: Data, digest: SHA256Digest) {
         var files: [String: MemberInfo] = [:]
         for name in EmbedderArtifactLayout.payloadMembers {
             let (digest, size) = try SHA256.digest(fileAt: "\(modelDirectory)/\(name)")
             files[name] = MemberInfo(sha256: digest, size: size)
         }
-        let manifest = EmbedderManifest(id: id, dimension: dimension, files: files)
+        let manifest = EmbedderManifest(id: id, dimension: dimension, files: files, encoder: encoder)
         let bytes = try manifest.canonicalBytes()
         // Decoding what we are about to sign catches a manifest the reader would refuse.
         _ = try EmbedderManifest.decode(bytes)
@@ -30,9 +30,9 @@ public enum EmbedderArtifactWriter {
     /// Hashes the model files, signs the manifest and writes the artifact atomically to `outPath`.
     /// - Returns: the signed manifest and the model digest.
     @discardableResult
-    public static func write(modelDirectory: String, id: String, dimension: Int, key: SecretKey,
+    public static func write(modelDirectory: String, id: String, dimension: Int, encoder: EncoderSettings? = nil, key: SecretKey,
                              to outPath: String) throws -> (manifest: EmbedderManifest, digest: SHA256Digest) {
-        let (manifest, bytes, digest) = try self.manifest(modelDirectory: modelDirectory, id: id, dimension: dimension)
+        let (manifest, bytes, digest) = try self.manifest(modelDirectory: modelDirectory, id: id, dimension: dimension, encoder: encoder)
         let signature = try key.sign(bytes, trustedComment: manifest.trustedComment(digest: digest),
                                      untrustedComment: "embedder \(id) signed by key \(key.keyID)")
 

@@ -16,13 +16,20 @@ public struct EmbedderManifest: Codable, Hashable, Sendable {
     public var dimension: Int
     /// Every member other than `embedder.json` and its signature.
     public var files: [String: MemberInfo]
+    /// How the encoder pools, tokenizes and prompts; absent when that is
+    /// `EncoderSettings.meanPooledUncased` (every artifact before this field existed).
+    public var encoder: EncoderSettings?
 
-    public init(id: String, dimension: Int, files: [String: MemberInfo]) {
+    public init(id: String, dimension: Int, files: [String: MemberInfo], encoder: EncoderSettings? = nil) {
         self.format = Self.currentFormat
         self.id = id
         self.dimension = dimension
         self.files = files
+        self.encoder = encoder == .meanPooledUncased ? nil : encoder
     }
+
+    /// The settings to encode with: the signed ones, or those an artifact without them means.
+    public var encoderSettings: EncoderSettings { encoder ?? .meanPooledUncased }
 
     public func canonicalBytes() throws -> Data { try CanonicalJSON.encode(self) }
 
@@ -46,6 +53,7 @@ public struct EmbedderManifest: Codable, Hashable, Sendable {
                 throw FormatError.malformed(what: "embedder manifest", reason: "bad size for \(name)")
             }
         }
+        try m.encoder?.validate()
         for name in EmbedderArtifactLayout.payloadMembers where m.files[name] == nil {
             throw FormatError.malformed(what: "embedder manifest", reason: "it does not list \(name)")
         }

@@ -57,6 +57,17 @@ public final class MappedFile: @unchecked Sendable {
         if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) }
     }
 
+    /// Tells the kernel the pages wholly inside `range` will not be read again soon
+    /// (`MADV_DONTNEED`): they leave this process's resident memory, and a later read faults them
+    /// back in from the file. For bytes copied out once, such as weights widened to f32.
+    public func willNotNeed(_ range: Range<Int>) {
+        guard let base, !range.isEmpty else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (range.lowerBound + page - 1) / page * page, end = min(range.upperBound, size) / page * page
+        guard start < end else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+    }
+
     /// The file's bytes, valid while this object lives.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: size) }
 }

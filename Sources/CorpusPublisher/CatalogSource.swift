@@ -15,10 +15,21 @@ public struct CatalogSource: Decodable, Sendable {
     public var embedders: [EmbedderSource]?
 
     /// `embedders[]`: a model folder (`model.safetensors`, `vocab.txt`, `config.json`,
-    /// `tokenizer_config.json`), absolute or relative to CATALOG_DIR, e.g. `../models/all-MiniLM-L6-v2`.
+    /// `tokenizer_config.json`, and the sentence-transformers files), absolute or relative to
+    /// CATALOG_DIR, e.g. `../models/all-MiniLM-L6-v2`; and the query and passage prompts the
+    /// model's users put before texts, for a model whose folder does not name them
+    /// (bge-small-en-v1.5's query instruction).
     public struct EmbedderSource: Decodable, Sendable {
         public var id: String
         public var source: String
+        public var queryPrompt: String?
+        public var passagePrompt: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, source
+            case queryPrompt = "query_prompt"
+            case passagePrompt = "passage_prompt"
+        }
     }
 
     public struct Entry: Decodable, Sendable {

@@ -185,8 +185,8 @@ extension CorpusBuilder {
         let theirs = "\(source.model) (\(source.dimension) dimensions)"
         if kept { return "vectors: kept the source's \(theirs), the model the manifest names (\(embedder.id))" }
         if source.madeBy(embedder) { return "vectors: the source's \(theirs) are not kept, as they do not cover every passage; embedded with \(embedder.id)" }
-        if SourceVectors.modelName(source.model) == SourceVectors.modelName(MiniLMEmbedder.identifier), source.dimension == 384 {
-            return "vectors: the source's \(theirs) are not kept without the model to embed queries with; embedded with \(embedder.id) (give --embedder \(MiniLMEmbedder.identifier) --model DIR to keep them)"
+        if let known = KnownEncoder.all.first(where: { SourceVectors.modelName(source.model) == SourceVectors.modelName($0.id) && source.dimension == $0.hidden }) {
+            return "vectors: the source's \(theirs) are not kept without the model to embed queries with; embedded with \(embedder.id) (give --embedder \(known.id) --model DIR to keep them)"
         }
         return "vectors: the source's \(theirs) are not kept: no encoder for that model here embeds queries; embedded with \(embedder.id)"
     }

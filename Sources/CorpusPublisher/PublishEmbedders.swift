@@ -36,9 +36,10 @@ struct PublishEmbedders {
             }
             guard ModelFolder.known.contains(m.id) else {
                 throw PublisherError.invalidCatalogSource(path: "\(catalogDirectory)/catalog.json",
-                                                          reason: "embedder \(m.id) is not one this build can run (it knows \(MiniLMEmbedder.identifier))")
+                                                          reason: "embedder \(m.id) is not one this build can run (it knows \(ModelFolder.known.joined(separator: ", ")))")
             }
-            models[m.id] = try ModelFolder.load(id: m.id, folder: folder)
+            models[m.id] = try ModelFolder.load(id: m.id, folder: folder,
+                                                prompts: ModelFolder.DeclaredPrompts(query: m.queryPrompt, passage: m.passagePrompt))
         }
     }
 
@@ -77,7 +78,7 @@ struct PublishEmbedders {
         }
         let staged = "\(staging)/\(model.embedder.id).embedder.zip"
         try EmbedderArtifactWriter.write(modelDirectory: model.folder, id: model.embedder.id,
-                                         dimension: model.embedder.dimension, key: key, to: staged)
+                                         dimension: model.embedder.dimension, encoder: model.embedder.settings, key: key, to: staged)
         // The writer hashes the files, then reads them again into the zip: verifying the result
         // catches a file swapped in between, so the artifact holds exactly what was checked.
         let verified = try? EmbedderArtifactReader(path: staged).verifyAll(trustedKeys: [key.publicKey])

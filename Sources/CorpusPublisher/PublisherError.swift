@@ -105,7 +105,7 @@ extension PublisherError: CustomStringConvertible {
         case let .expiryOutOfRange(seconds, range):
             return "a catalog lifetime of \(Int(seconds)) s is outside \(Int(range.lowerBound)) s to \(Int(range.upperBound)) s"
         case let .unknownEmbedder(id, known):
-            return "unknown embedder \(id.debugDescription): this build embeds with \(known.joined(separator: " or "))"
+            return "unknown embedder \(id.debugDescription): this build embeds with \(known.dropLast().joined(separator: ", ")) or \(known.last ?? "")"
         case let .modelOption(reason): return reason
         case let .invalidModel(folder, embedder, reason):
             return "\(folder) is not a model folder of \(embedder): \(reason)"

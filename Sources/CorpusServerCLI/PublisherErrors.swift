@@ -66,12 +66,12 @@ enum PublisherErrors {
             return ErrorReport(code: "usage", message: e.description, hint: "give --expires \(DurationOption.catalogExpiry.bounds)", kind: .usage)
         case .unknownEmbedder:
             return ErrorReport(code: "unknown-embedder", message: e.description,
-                               hint: "leave --embedder out for the model-free default, or give --embedder all-MiniLM-L6-v2 --model DIR", kind: .usage)
+                               hint: "leave --embedder out for the model-free default, or give a model's id (all-MiniLM-L6-v2, bge-small-en-v1.5, …) with --model DIR", kind: .usage)
         case .modelOption:
             return ErrorReport(code: "usage", message: e.description, hint: "see corpusd build --help", kind: .usage)
         case .invalidModel:
             return ErrorReport(code: "model-folder", message: e.description,
-                               hint: "give the folder scripts/fetch-model.sh fills (models/all-MiniLM-L6-v2)", kind: .usage)
+                               hint: "give the model's sentence-transformers folder (scripts/fetch-model.sh fills models/all-MiniLM-L6-v2)", kind: .usage)
         case let .importSource(_, format, _):
             return ErrorReport(code: "import-source", message: e.description,
                                hint: "export it again from the \(format.appName); docs/import.md lists what --from \(format.rawValue) accepts", kind: .usage)

@@ -39,6 +39,7 @@ import CorpusFormat
                                                               skipped: [], warnings: [])),
          #"{"bundle":"/w/tides.corpus.zip","content_digest":"189a","documents":2,"embedder":{"dimension":384,"id":"hash-uni-bi-384-v1"},"id":"tides","#
          + #""import":{"bundled":true,"from":"corpuskit","notes":["de-overlapped"],"source_vectors":"arctic","vectors":"embedded"},"passages":2,"size":3735,"skipped":[],"version":"1","warnings":[]}"#),
+        ("embed", JSONOutput.string(EmbedCommand.Vectors(vectors: [[0.5, -0.25], [1, 0]])), #"{"vectors":[[0.5,-0.25],[1,0]]}"#),
         ("build: ingested", JSONOutput.string(BuildEventLine(.ingested(documents: 2, skipped: 1))), #"{"documents":2,"event":"ingested","skipped":1}"#),
         ("build: split", JSONOutput.string(BuildEventLine(.split(passages: 2))), #"{"event":"split","passages":2}"#),
         ("build: packed", JSONOutput.string(BuildEventLine(.packed)), #"{"event":"packed"}"#),

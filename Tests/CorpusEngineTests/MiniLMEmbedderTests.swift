@@ -53,8 +53,8 @@ import Testing
         let dir = TempDirectory("minilm-missing")
         _ = try dir.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n")
         let before = DirectorySnapshot(dir.path)
-        let error = #expect(throws: MiniLMError.self) {
-            try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: dir.path))
+        let error = #expect(throws: EncoderError.self) {
+            try BERTEmbedder(modelDirectory: URL(fileURLWithPath: dir.path), id: MiniLMEmbedder.identifier)
         }
         #expect(error == .modelMissing(directory: dir.path, file: "model.safetensors"))
         #expect("\(error!)".contains("run scripts/fetch-model.sh"))
@@ -65,7 +65,7 @@ import Testing
     func invalidTokenSequencesAreRefused() throws {
         let embedder = try MiniLMFixtures.embedder()
         for bad: [Int32] in [[], [101, 30522, 102], [Int32](repeating: 101, count: 257)] {
-            #expect(throws: MiniLMError.invalidTokens(reason: "a token sequence is empty, longer than 256, or has an id outside the vocabulary")) {
+            #expect(throws: EncoderError.invalidTokens(reason: "a token sequence is empty, longer than 256, or has an id outside the vocabulary")) {
                 try embedder.embed(tokenized: [[101, 102], bad])
             }
         }
@@ -83,14 +83,14 @@ import Testing
 
     @Test(arguments: chunkCases)
     func batchesAreCutForEveryWorker(_ lengths: [Int], _ budget: Int, _ workers: Int, _ expected: [Range<Int>]) {
-        #expect(MiniLMEmbedder.chunks(lengths: lengths, budget: budget, workers: workers) == expected)
+        #expect(BERTEmbedder.chunks(lengths: lengths, budget: budget, workers: workers) == expected)
     }
 
     @Test func flopCountMatchesTheArchitecture() {
         // Per token and layer: QKV 2·384·1152, output 2·384·384, feed-forward 2·2·384·1536;
         // attention 2·2·n·384 per token for a sequence of n.
         let perTokenLayer = 2.0 * 384 * (1152 + 384 + 2 * 1536)
-        #expect(MiniLMEmbedder.encoderFLOPs(tokenCounts: [1]) == 6 * (perTokenLayer + 4 * 384))
-        #expect(MiniLMEmbedder.encoderFLOPs(tokenCounts: [10, 10]) == 2 * 6 * 10 * (perTokenLayer + 4 * 10 * 384))
+        #expect(BERTEmbedder.encoderFLOPs(tokenCounts: [1]) == 6 * (perTokenLayer + 4 * 384))
+        #expect(BERTEmbedder.encoderFLOPs(tokenCounts: [10, 10]) == 2 * 6 * 10 * (perTokenLayer + 4 * 10 * 384))
     }
 }

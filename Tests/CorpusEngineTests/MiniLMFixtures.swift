@@ -38,8 +38,8 @@ enum MiniLMFixtures {
     }
 
     /// Loaded once for the whole test run; a load failure is reported by the tests that use it.
-    static let loaded = Result { try MiniLMEmbedder(modelDirectory: modelDirectory) }
-    static func embedder() throws -> MiniLMEmbedder { try loaded.get() }
+    static let loaded = Result { try BERTEmbedder(modelDirectory: modelDirectory, id: MiniLMEmbedder.identifier) }
+    static func embedder() throws -> BERTEmbedder { try loaded.get() }
 
     static func cosine(_ a: [Float], _ b: [Float]) -> Float {
         var dot: Float = 0, na: Float = 0, nb: Float = 0

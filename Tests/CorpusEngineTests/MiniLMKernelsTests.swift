@@ -2,15 +2,15 @@ import Foundation
 import Testing
 @testable import CorpusEngine
 
-@Suite struct MiniLMKernelsTests {
+@Suite struct EncoderKernelsTests {
     /// The SIMD exp and erf stay within 2e-7 relative / 5e-7 absolute of libm across the range
     /// the encoder feeds them (softmax inputs ≤ 0, GELU inputs of either sign).
     @Test func expAndErfMatchLibm() {
         var x: Float = -30
         while x < 30 {
             let v = Double(x)
-            #expect(abs(Double(MiniLMKernels.exp(x)) - Foundation.exp(v)) <= 2e-7 * Foundation.exp(v) + 1e-37, "exp(\(v))")
-            #expect(abs(Double(MiniLMKernels.erf(x)) - Foundation.erf(v)) <= 5e-7, "erf(\(v))")
+            #expect(abs(Double(EncoderKernels.exp(x)) - Foundation.exp(v)) <= 2e-7 * Foundation.exp(v) + 1e-37, "exp(\(v))")
+            #expect(abs(Double(EncoderKernels.erf(x)) - Foundation.erf(v)) <= 5e-7, "erf(\(v))")
             x += 0.00173
         }
     }
@@ -22,7 +22,7 @@ import Testing
         let gamma: [Float] = (0..<width).map { 1 + Float($0) / 10 }
         let beta: [Float] = (0..<width).map { Float($0) / 100 }
         var out = [Float](repeating: 0, count: width)
-        MiniLMKernels.addLayerNorm(x, residual: residual, rows: 1, width: width, gamma: gamma, beta: beta,
+        EncoderKernels.addLayerNorm(x, residual: residual, rows: 1, width: width, gamma: gamma, beta: beta,
                                    eps: 1e-12, into: &out)
         let v = zip(x, residual).map { Double($0 + $1) }
         let mean = v.reduce(0, +) / Double(width)
@@ -34,7 +34,7 @@ import Testing
 
         var row: [Float] = [1, 2, 3, 4, 5, 6, 7, 8, 9, -1, 0.5]
         let original = row
-        MiniLMKernels.softmaxRows(&row, rows: 1, width: row.count, stride: row.count)
+        EncoderKernels.softmaxRows(&row, rows: 1, width: row.count, stride: row.count)
         let z = original.map { Foundation.exp(Double($0)) }.reduce(0, +)
         for i in row.indices { #expect(abs(Double(row[i]) - Foundation.exp(Double(original[i])) / z) < 1e-6) }
     }

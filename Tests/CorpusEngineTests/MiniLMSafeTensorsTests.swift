@@ -29,7 +29,7 @@ import Testing
         #expect(Array(values) == [1, -2.5, 3, 4e-7])
         #expect(file.tensors["ids"]?.dtype == "I64")
         #expect(throws: SafeTensorsError.unsupportedDType(name: "ids", dtype: "I64")) { try file.floats("ids") }
-        #expect(throws: MiniLMError.missingTensor(name: "b")) { try file.floats("b") }
+        #expect(throws: EncoderError.missingTensor(name: "b")) { try file.floats("b") }
     }
 
     static let malformedCases: [(String, Data, String)] = [
@@ -69,9 +69,9 @@ import Testing
         while header.utf8.count % 8 != 0 { header += " " }
         let path = try dir.write("m.safetensors", Self.file(header: header, data: [UInt8](repeating: 0, count: 16)))
         let file = try SafeTensorsFile(path: path)
-        #expect(try MiniLMWeights.prefix(in: file) == "bert.")
-        #expect(throws: MiniLMError.tensorShape(name: "bert.embeddings.word_embeddings.weight", expected: [30522, 384], actual: [2, 2])) {
-            try MiniLMWeights(file: file)
+        #expect(try BERTWeights.prefix(in: file) == "bert.")
+        #expect(throws: EncoderError.tensorShape(name: "bert.embeddings.word_embeddings.weight", expected: [30522, 384], actual: [2, 2])) {
+            try BERTWeights(file: file)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CorpusEngine
+import CorpusFormat
 
 @Suite struct WordPieceTests {
     static let basicCases: [(String, [String])] = [
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func vocabularyWithoutSpecialTokensIsRefused() {
-        #expect(throws: MiniLMError.invalidVocabulary(reason: "no [CLS] token")) {
+        #expect(throws: EncoderError.invalidVocabulary(reason: "no [CLS] token")) {
             try WordPieceTokenizer(vocabulary: ["[PAD]", "[UNK]", "[SEP]", "a"])
         }
     }
@@ -67,7 +68,7 @@ import Testing
     @Test func goldenFileIsPresent() throws {
         let golden = try MiniLMFixtures.golden()
         #expect(golden.rows.count > 0)
-        #expect(golden.max_tokens == MiniLMEmbedder.maxTokens)
+        #expect(golden.max_tokens == EncoderSettings.meanPooledUncased.maxTokens)
     }
 
     /// Every golden row's ids, as HuggingFace's tokenizer produced them, must be reproduced exactly.

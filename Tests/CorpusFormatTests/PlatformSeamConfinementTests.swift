@@ -43,8 +43,8 @@ import Testing
     @Test func openBLASIsImportedOnlyBehindTheAccelerateSwitch() throws {
         let users = try Self.swiftSources().filter { $0.text.contains("import COpenBLAS") || $0.text.contains("openblas_") }
         // The kernels import one or the other; OpenBLAS's lazy loader (OpenBLAS.swift) is Linux's side.
-        #expect(users.map(\.path).sorted() == ["Sources/CorpusEngine/MiniLMKernels.swift", "Sources/CorpusEngine/OpenBLAS.swift"])
-        let kernels = try #require(users.first { $0.path.hasSuffix("MiniLMKernels.swift") }).text
+        #expect(users.map(\.path).sorted() == ["Sources/CorpusEngine/EncoderKernels.swift", "Sources/CorpusEngine/OpenBLAS.swift"])
+        let kernels = try #require(users.first { $0.path.hasSuffix("EncoderKernels.swift") }).text
         let guarded = "#if canImport(Accelerate)\ninternal import Accelerate\n#else\ninternal import COpenBLAS\n#endif"
         #expect(kernels.contains(guarded))
         let loader = try #require(users.first { $0.path.hasSuffix("OpenBLAS.swift") }).text

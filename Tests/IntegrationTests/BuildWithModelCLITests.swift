@@ -96,8 +96,8 @@ import CorpusTestSupport
     }
 
     static let refusals: [Refusal] = [
-        Refusal(name: "unknown embedder id", args: { ["--embedder", "bge-small-en-v1.5", "--model", $0.url("models")] }, code: "unknown-embedder",
-                message: { _ in #"unknown embedder "bge-small-en-v1.5": this build embeds with hash-uni-bi-384-v1 or all-MiniLM-L6-v2"# }),
+        Refusal(name: "unknown embedder id", args: { ["--embedder", "e5-small-v2", "--model", $0.url("models")] }, code: "unknown-embedder",
+                message: { _ in #"unknown embedder "e5-small-v2": this build embeds with hash-uni-bi-384-v1, all-MiniLM-L6-v2, bge-small-en-v1.5 or snowflake-arctic-embed-m-v1.5"# }),
         Refusal(name: "model embedder without --model", args: { _ in ["--embedder", "all-MiniLM-L6-v2"] }, code: "usage",
                 message: { _ in "--embedder all-MiniLM-L6-v2 needs --model DIR" }),
         Refusal(name: "--model for the model-free embedder", args: { ["--model", $0.url("models")] }, code: "usage",

@@ -6,8 +6,8 @@ import CorpusTestSupport
 /// `corpusd build Corpus/ --from knowledgepress` through the real binaries, on a generated
 /// knowledge-app folder: every passage of every pack keeps its id; books of `core.pack` become
 /// documents with their author and genre, chapters sections, the dated pack's timestamps passage
-/// and document metadata; the bge-small vectors are checked and dropped (no encoder of that model
-/// embeds queries here); the bundle installs and answers searches.
+/// and document metadata; the bge-small vectors are checked and dropped (no model folder was given
+/// to embed queries with); the bundle installs and answers searches.
 @Suite struct ImportKnowledgeAppCLITests {
     static let bge = "BAAI/bge-small-en-v1.5"
 
@@ -24,7 +24,7 @@ import CorpusTestSupport
         let notes = built.imported["notes"] as? [String] ?? []
         #expect(notes.contains("kept the ids of all 10006 passages of 2 pack(s)"), "\(notes)")
         #expect(notes.contains("no news.vectors: the source's vectors do not cover every passage"), "\(notes)")
-        #expect(notes.contains("vectors: the source's \(Self.bge) (384 dimensions) are not kept: no encoder for that model here embeds queries; embedded with hash-uni-bi-384-v1"), "\(notes)")
+        #expect(notes.contains("vectors: the source's \(Self.bge) (384 dimensions) are not kept without the model to embed queries with; embedded with hash-uni-bi-384-v1 (give --embedder bge-small-en-v1.5 --model DIR to keep them)"), "\(notes)")
         let manifest = try run.manifest(built.bundle)
         #expect(manifest.title == "Gutenberg shelf" && manifest.embedder == EmbedderInfo(id: "hash-uni-bi-384-v1", dimension: 384, encoding: "int8"))
 

@@ -6,13 +6,13 @@ internal import Accelerate
 internal import COpenBLAS
 #endif
 
-/// The element-wise and matrix kernels of the MiniLM forward pass, on raw row-major buffers.
+/// The element-wise and matrix kernels of the BERT encoder's forward pass, on raw row-major buffers.
 ///
 /// `exp` and `erf` are branch-free polynomial approximations accurate to about 1e-7: libm's
 /// `expf`/`erff` are calls the optimizer cannot vectorize, and at these sizes they would cost
 /// as much as the matrix multiplies. The loops are plain scalar code on purpose: the optimizer
 /// vectorizes them in release builds, and unlike `SIMD8` they stay fast in debug builds.
-enum MiniLMKernels {
+enum EncoderKernels {
     #if canImport(Accelerate)
     /// Accelerate is part of the system: always there, and nothing to load.
     static var blasAvailable: Bool { true }
@@ -162,9 +162,9 @@ enum MiniLMKernels {
         return Float(signOf: x, magnitudeOf: y)
     }
 
-    /// Mean of `rows` rows of width `width`, then scaled to unit L2 norm (`max(‖v‖, 1e-12)`,
-    /// as `torch.nn.functional.normalize`).
-    static func meanPoolNormalized(_ x: UnsafePointer<Float>, rows: Int, width: Int) -> [Float] {
+    /// Mean of `rows` rows of width `width`, then, when `normalize`, scaled to unit L2 norm
+    /// (`max(‖v‖, 1e-12)`, as `torch.nn.functional.normalize`).
+    static func pool(_ x: UnsafePointer<Float>, rows: Int, width: Int, normalize: Bool = true) -> [Float] {
         var v = [Float](repeating: 0, count: width)
         for r in 0..<rows {
             let row = x + r * width
@@ -176,6 +176,7 @@ enum MiniLMKernels {
             v[j] *= scale
             norm += v[j] * v[j]
         }
+        guard normalize else { return v }
         let inv = 1 / max(norm.squareRoot(), 1e-12)
         for j in 0..<width { v[j] *= inv }
         return v

@@ -1,20 +1,21 @@
+import CorpusFormat
 import Foundation
 
-/// The BERT encoder forward pass with mean pooling, for a batch of token-id sequences.
+/// The BERT encoder forward pass with CLS or mean pooling, for a batch of token-id sequences.
 ///
 /// The sequences of a batch are packed end to end (no padding rows): every projection and
 /// feed-forward layer acts on each token on its own, so one matrix multiply covers all the
 /// batch's tokens; only attention looks across tokens, and it runs per sequence over that
 /// sequence's own tokens. This is exactly what the padded-and-masked computation gives for
 /// the real tokens (masked keys get zero weight there), without computing the padding.
-struct MiniLMEncoder: Sendable {
-    let weights: MiniLMWeights
+struct BERTEncoder: Sendable {
+    let weights: BERTWeights
 
     /// Scratch buffers for one batch, allocated per call so that concurrent calls share nothing.
     private struct Scratch {
         let hidden, qkv, context, projected, intermediate, scores: UnsafeMutableBufferPointer<Float>
 
-        init(tokens: Int, longest: Int, c: MiniLMConfiguration) {
+        init(tokens: Int, longest: Int, c: BERTConfiguration) {
             hidden = .allocate(capacity: tokens * c.hidden)
             qkv = .allocate(capacity: tokens * 3 * c.hidden)
             context = .allocate(capacity: tokens * c.hidden)
@@ -28,9 +29,9 @@ struct MiniLMEncoder: Sendable {
         }
     }
 
-    /// One unit-length, mean-pooled vector per sequence. Sequences must be non-empty, at most
-    /// `maxPositions` long, with ids below the vocabulary size.
-    func encode(_ sequences: [[Int32]]) -> [[Float]] {
+    /// One pooled vector per sequence, unit length when `normalize`. Sequences must be non-empty,
+    /// at most `maxPositions` long, with ids below the vocabulary size.
+    func encode(_ sequences: [[Int32]], pooling: EncoderSettings.Pooling, normalize: Bool = true) -> [[Float]] {
         let c = weights.configuration
         let h = c.hidden
         let lengths = sequences.map(\.count)
@@ -52,7 +53,7 @@ struct MiniLMEncoder: Sendable {
                 for j in 0..<h { row[j] = word[j] + pos[j] + weights.tokenTypeEmbeddings[j] }
             }
         }
-        MiniLMKernels.addLayerNorm(x, residual: nil, rows: total, width: h,
+        EncoderKernels.addLayerNorm(x, residual: nil, rows: total, width: h,
                                    gamma: weights.embeddingNormGamma, beta: weights.embeddingNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
 
@@ -61,11 +62,12 @@ struct MiniLMEncoder: Sendable {
         }
 
         return sequences.indices.map { s in
-            MiniLMKernels.meanPoolNormalized(x + offsets[s] * h, rows: lengths[s], width: h)
+            // CLS pooling is the first token's row; mean pooling averages them all.
+            EncoderKernels.pool(x + offsets[s] * h, rows: pooling == .cls ? 1 : lengths[s], width: h, normalize: normalize)
         }
     }
 
-    private func layer(_ layer: MiniLMWeights.Layer, scratch: Scratch, offsets: [Int], c: MiniLMConfiguration) {
+    private func layer(_ layer: BERTWeights.Layer, scratch: Scratch, offsets: [Int], c: BERTConfiguration) {
         let h = c.hidden, dh = c.headWidth
         let total = offsets.last!
         let x = scratch.hidden.baseAddress!
@@ -75,7 +77,7 @@ struct MiniLMEncoder: Sendable {
         let inter = scratch.intermediate.baseAddress!
         let scores = scratch.scores.baseAddress!
 
-        MiniLMKernels.linear(x, rows: total, inFeatures: h, weight: layer.qkvWeight, bias: layer.qkvBias,
+        EncoderKernels.linear(x, rows: total, inFeatures: h, weight: layer.qkvWeight, bias: layer.qkvBias,
                              outFeatures: 3 * h, into: qkv)
 
         // Self-attention, per sequence and head: softmax(Q·Kᵀ/√d)·V, written to that head's columns.
@@ -85,33 +87,33 @@ struct MiniLMEncoder: Sendable {
             let base = qkv + offsets[s] * 3 * h
             for head in 0..<c.heads {
                 let q = base + head * dh, k = q + h, v = q + 2 * h
-                MiniLMKernels.gemm(m: n, n: n, k: dh, alpha: scale, a: q, lda: 3 * h, b: k, ldb: 3 * h,
+                EncoderKernels.gemm(m: n, n: n, k: dh, alpha: scale, a: q, lda: 3 * h, b: k, ldb: 3 * h,
                                    transposeB: true, beta: 0, c: scores, ldc: n)
-                MiniLMKernels.softmaxRows(scores, rows: n, width: n, stride: n)
-                MiniLMKernels.gemm(m: n, n: dh, k: n, alpha: 1, a: scores, lda: n, b: v, ldb: 3 * h,
+                EncoderKernels.softmaxRows(scores, rows: n, width: n, stride: n)
+                EncoderKernels.gemm(m: n, n: dh, k: n, alpha: 1, a: scores, lda: n, b: v, ldb: 3 * h,
                                    transposeB: false, beta: 0, c: context + offsets[s] * h + head * dh, ldc: h)
             }
         }
 
-        MiniLMKernels.linear(context, rows: total, inFeatures: h, weight: layer.attentionOutWeight,
+        EncoderKernels.linear(context, rows: total, inFeatures: h, weight: layer.attentionOutWeight,
                              bias: layer.attentionOutBias, outFeatures: h, into: projected)
-        MiniLMKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
+        EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
                                    gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
 
-        MiniLMKernels.linear(x, rows: total, inFeatures: h, weight: layer.intermediateWeight,
+        EncoderKernels.linear(x, rows: total, inFeatures: h, weight: layer.intermediateWeight,
                              bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter)
-        MiniLMKernels.gelu(inter, count: total * c.intermediate)
-        MiniLMKernels.linear(inter, rows: total, inFeatures: c.intermediate, weight: layer.outputWeight,
+        EncoderKernels.gelu(inter, count: total * c.intermediate)
+        EncoderKernels.linear(inter, rows: total, inFeatures: c.intermediate, weight: layer.outputWeight,
                              bias: layer.outputBias, outFeatures: h, into: projected)
-        MiniLMKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
+        EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
                                    gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
     }
 
     /// Floating-point operations (multiply and add counted apart) of the matrix multiplies
     /// of one encoder pass over sequences of these lengths: what GFLOP/s figures divide.
-    static func flops(lengths: [Int], configuration c: MiniLMConfiguration = MiniLMConfiguration()) -> Double {
+    static func flops(lengths: [Int], configuration c: BERTConfiguration) -> Double {
         let h = Double(c.hidden), i = Double(c.intermediate)
         var total = 0.0
         for n in lengths.map(Double.init) {

@@ -1,25 +1,15 @@
 import Foundation
 
-/// The shape of all-MiniLM-L6-v2 (its `config.json`): a 6-layer, 384-wide BERT.
-struct MiniLMConfiguration: Sendable {
-    var layers = 6
-    var hidden = 384
-    var heads = 12
-    var intermediate = 1536
-    var maxPositions = 512
-    var vocabularySize = 30522
-    var layerNormEpsilon: Float = 1e-12
-    var headWidth: Int { hidden / heads }
-}
-
-/// The encoder's tensors, pointing into the memory-mapped safetensors file.
+/// The encoder's tensors: f32 ones point into the memory-mapped safetensors file; f16 and bf16
+/// ones are converted to f32 once, here, and the mapping is let go when nothing points into it,
+/// so a loaded model holds about its f32 size whatever the file's encoding.
 ///
-/// Only the query, key and value projections are copied: into one `[3·hidden × hidden]`
+/// The query, key and value projections are always copied: into one `[3·hidden × hidden]`
 /// matrix per layer, so each layer does one matrix multiply for all three (a bigger
 /// multiply keeps both cores busier than three small ones). Everything else is used in place.
 ///
 /// `@unchecked Sendable`: every buffer is written once, in `init`, and only read afterwards.
-final class MiniLMWeights: @unchecked Sendable {
+final class BERTWeights: @unchecked Sendable {
     struct Layer {
         let qkvWeight: UnsafePointer<Float>      // [3·hidden × hidden], owned
         let qkvBias: UnsafePointer<Float>        // [3·hidden], owned
@@ -35,15 +25,16 @@ final class MiniLMWeights: @unchecked Sendable {
         let outputNormBeta: UnsafePointer<Float>
     }
 
-    let configuration: MiniLMConfiguration
+    let configuration: BERTConfiguration
     let wordEmbeddings: UnsafePointer<Float>
     let positionEmbeddings: UnsafePointer<Float>
     let tokenTypeEmbeddings: UnsafePointer<Float>
     let embeddingNormGamma: UnsafePointer<Float>
     let embeddingNormBeta: UnsafePointer<Float>
     let layers: [Layer]
-    private let file: SafeTensorsFile
-    private let fused: UnsafeMutableBufferPointer<Float>
+    /// Kept only while tensors point into its mapping (an f32 file).
+    let file: SafeTensorsFile?
+    private let owned: [UnsafeMutableBufferPointer<Float>]
 
     /// Tensor names carry a prefix depending on how the model was saved: none for a bare
     /// `BertModel`, `bert.` from a task model, `0.auto_model.` from a sentence-transformers pickle.
@@ -51,42 +42,57 @@ final class MiniLMWeights: @unchecked Sendable {
         let suffix = "embeddings.word_embeddings.weight"
         let candidates = file.tensors.keys.filter { $0.hasSuffix(suffix) }.map { String($0.dropLast(suffix.count)) }
         guard let shortest = candidates.min(by: { $0.count < $1.count }) else {
-            throw MiniLMError.missingTensor(name: suffix)
+            throw EncoderError.missingTensor(name: suffix)
         }
         return shortest
     }
 
-    init(file: SafeTensorsFile, configuration c: MiniLMConfiguration = MiniLMConfiguration()) throws {
-        self.file = file
+    /// Collects the buffers converted from half floats, freed together.
+    private final class Converted {
+        var buffers: [UnsafeMutableBufferPointer<Float>] = []
+        var mapped = false
+        func release() { for b in buffers { b.deallocate() } }
+    }
+
+    init(file: SafeTensorsFile, configuration c: BERTConfiguration = BERTConfiguration()) throws {
         self.configuration = c
         let prefix = try Self.prefix(in: file)
+        let converted = Converted()
+        func checked(_ name: String, _ shape: [Int]) throws -> SafeTensorsFile.TensorInfo {
+            guard let info = file.tensors[name] else { throw EncoderError.missingTensor(name: name) }
+            guard info.shape == shape else { throw EncoderError.tensorShape(name: name, expected: shape, actual: info.shape) }
+            return info
+        }
         func tensor(_ name: String, _ shape: [Int]) throws -> UnsafePointer<Float> {
             let full = prefix + name
-            let (values, actual) = try file.floats(full)
-            guard actual == shape else { throw MiniLMError.tensorShape(name: full, expected: shape, actual: actual) }
-            return values.baseAddress!
+            if try checked(full, shape).dtype == "F32" {
+                converted.mapped = true
+                return try file.floats(full).values.baseAddress!
+            }
+            let values = try file.convertedFloats(full).values
+            converted.buffers.append(values)
+            return UnsafePointer(values.baseAddress!)
         }
         let h = c.hidden
-        wordEmbeddings = try tensor("embeddings.word_embeddings.weight", [c.vocabularySize, h])
-        positionEmbeddings = try tensor("embeddings.position_embeddings.weight", [c.maxPositions, h])
-        tokenTypeEmbeddings = try tensor("embeddings.token_type_embeddings.weight", [2, h])
-        embeddingNormGamma = try tensor("embeddings.LayerNorm.weight", [h])
-        embeddingNormBeta = try tensor("embeddings.LayerNorm.bias", [h])
-
         let perLayer = 3 * h * h + 3 * h
         let fused = UnsafeMutableBufferPointer<Float>.allocate(capacity: perLayer * c.layers)
-        self.fused = fused
+        converted.buffers.append(fused)
         var layers: [Layer] = []
         do {
+            wordEmbeddings = try tensor("embeddings.word_embeddings.weight", [c.vocabularySize, h])
+            positionEmbeddings = try tensor("embeddings.position_embeddings.weight", [c.maxPositions, h])
+            tokenTypeEmbeddings = try tensor("embeddings.token_type_embeddings.weight", [c.typeVocabularySize, h])
+            embeddingNormGamma = try tensor("embeddings.LayerNorm.weight", [h])
+            embeddingNormBeta = try tensor("embeddings.LayerNorm.bias", [h])
             for l in 0..<c.layers {
                 let p = "encoder.layer.\(l)."
                 let qkvWeight = fused.baseAddress! + l * perLayer
                 let qkvBias = qkvWeight + 3 * h * h
                 for (i, part) in ["query", "key", "value"].enumerated() {
-                    let w = try tensor(p + "attention.self.\(part).weight", [h, h])
-                    let b = try tensor(p + "attention.self.\(part).bias", [h])
-                    (qkvWeight + i * h * h).update(from: w, count: h * h)
-                    (qkvBias + i * h).update(from: b, count: h)
+                    let w = prefix + p + "attention.self.\(part).weight", b = prefix + p + "attention.self.\(part).bias"
+                    _ = try (checked(w, [h, h]), checked(b, [h]))
+                    try file.copyFloats(w, into: qkvWeight + i * h * h)
+                    try file.copyFloats(b, into: qkvBias + i * h)
                 }
                 layers.append(Layer(
                     qkvWeight: UnsafePointer(qkvWeight),
@@ -103,13 +109,15 @@ final class MiniLMWeights: @unchecked Sendable {
                     outputNormBeta: try tensor(p + "output.LayerNorm.bias", [h])))
             }
         } catch {
-            fused.deallocate()
+            converted.release()
             throw error
         }
         self.layers = layers
+        self.owned = converted.buffers
+        self.file = converted.mapped ? file : nil
     }
 
     deinit {
-        fused.deallocate()
+        for b in owned { b.deallocate() }
     }
 }
