@@ -12,22 +12,14 @@ public final class AgePayloadDecryptor {
     private var cipher: ChaCha20Poly1305?
     private var nonce: [UInt8] = []
     private var counter: UInt64 = 0
-    private let pending: UnsafeMutableRawBufferPointer
-    private var pendingCount = 0
-    private let plain: UnsafeMutableRawBufferPointer
+    private let pending = AgeChunkBuffer(capacity: AgeSTREAM.sealedChunkSize)
+    private let plain = AgeChunkBuffer(capacity: AgeSTREAM.chunkSize)
     private var state = State.open
 
     private enum State { case open, afterFinalChunk, finished, failed }
 
     public init(fileKey: AgeFileKey) {
         self.fileKey = fileKey
-        pending = .allocate(byteCount: AgeSTREAM.sealedChunkSize, alignment: 64)
-        plain = .allocate(byteCount: AgeSTREAM.chunkSize, alignment: 64)
-    }
-
-    deinit {
-        pending.deallocate()
-        plain.deallocate()
     }
 
     /// Takes the next bytes of the payload; `sink` gets authenticated plaintext only.
@@ -42,12 +34,8 @@ public final class AgePayloadDecryptor {
         }
         while offset < bytes.count {
             if state == .afterFinalChunk { try fail(.trailingData(afterChunk: counter - 1)) }
-            let n = min(AgeSTREAM.sealedChunkSize - pendingCount, bytes.count - offset)
-            UnsafeMutableRawBufferPointer(rebasing: pending[pendingCount..<(pendingCount + n)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + n)]))
-            pendingCount += n
-            offset += n
-            if pendingCount == AgeSTREAM.sealedChunkSize {
+            offset += pending.fill(from: bytes, at: offset)
+            if pending.isFull {
                 if try open(final: false, sink) { continue }
                 if try open(final: true, sink) { state = .afterFinalChunk; continue }
                 try fail(.chunkAuthenticationFailed(chunk: counter))
@@ -62,11 +50,11 @@ public final class AgePayloadDecryptor {
             state = .finished
             return
         }
-        guard nonce.count == AgeSTREAM.nonceSize, pendingCount >= ChaCha20Poly1305.tagSize else {
+        guard nonce.count == AgeSTREAM.nonceSize, pending.count >= ChaCha20Poly1305.tagSize else {
             try fail(.truncatedPayload(afterChunks: counter))
         }
         // Empty is allowed only as the one chunk of an empty payload.
-        if pendingCount == ChaCha20Poly1305.tagSize, counter > 0 { try fail(.emptyFinalChunk(chunk: counter)) }
+        if pending.count == ChaCha20Poly1305.tagSize, counter > 0 { try fail(.emptyFinalChunk(chunk: counter)) }
         guard try open(final: true, sink) else { try fail(.chunkAuthenticationFailed(chunk: counter)) }
         state = .finished
     }
@@ -80,14 +68,13 @@ public final class AgePayloadDecryptor {
     /// does not verify under this flag.
     private func open(final: Bool, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         if cipher == nil { cipher = try AgeSTREAM.cipher(fileKey: fileKey, nonce: nonce) }
-        let sealed = UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount])
-        let out = UnsafeMutableRawBufferPointer(rebasing: plain[0..<(pendingCount - ChaCha20Poly1305.tagSize)])
+        let out = plain.output(pending.count - ChaCha20Poly1305.tagSize)
         let opened = try AgeError.wrapping {
-            try cipher!.open(sealed, nonce: AgeSTREAM.chunkNonce(counter: counter, final: final), into: out)
+            try cipher!.open(pending.bytes, nonce: AgeSTREAM.chunkNonce(counter: counter, final: final), into: out)
         }
         guard opened else { return false }
         counter += 1
-        pendingCount = 0
+        pending.removeAll()
         try sink(UnsafeRawBufferPointer(out))
         return true
     }

@@ -7,9 +7,8 @@ public final class AgePayloadEncryptor {
     private let cipher: ChaCha20Poly1305
     private let nonce: [UInt8]
     private var counter: UInt64 = 0
-    private var pending: UnsafeMutableRawBufferPointer
-    private var pendingCount = 0
-    private let sealed: UnsafeMutableRawBufferPointer
+    private let pending = AgeChunkBuffer(capacity: AgeSTREAM.chunkSize)
+    private let sealed = AgeChunkBuffer(capacity: AgeSTREAM.sealedChunkSize)
     private var started = false
     private var finished = false
 
@@ -20,13 +19,6 @@ public final class AgePayloadEncryptor {
         guard nonce.count == AgeSTREAM.nonceSize else { throw .malformedKey(what: "payload nonce", reason: "expected 16 bytes") }
         self.nonce = nonce
         cipher = try AgeSTREAM.cipher(fileKey: fileKey, nonce: nonce)
-        pending = .allocate(byteCount: AgeSTREAM.chunkSize, alignment: 64)
-        sealed = .allocate(byteCount: AgeSTREAM.sealedChunkSize, alignment: 64)
-    }
-
-    deinit {
-        pending.deallocate()
-        sealed.deallocate()
     }
 
     /// Encrypts `plaintext`, passing out whatever ciphertext is ready. A full chunk is held back
@@ -36,12 +28,8 @@ public final class AgePayloadEncryptor {
         try startIfNeeded(sink)
         var offset = 0
         while offset < plaintext.count {
-            if pendingCount == AgeSTREAM.chunkSize { try seal(final: false, sink) }
-            let n = min(AgeSTREAM.chunkSize - pendingCount, plaintext.count - offset)
-            UnsafeMutableRawBufferPointer(rebasing: pending[pendingCount..<(pendingCount + n)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: plaintext[offset..<(offset + n)]))
-            pendingCount += n
-            offset += n
+            if pending.isFull { try seal(final: false, sink) }
+            offset += pending.fill(from: plaintext, at: offset)
         }
     }
 
@@ -60,13 +48,12 @@ public final class AgePayloadEncryptor {
     }
 
     private func seal(final: Bool, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let out = UnsafeMutableRawBufferPointer(rebasing: sealed[0..<(pendingCount + ChaCha20Poly1305.tagSize)])
+        let out = sealed.output(pending.count + ChaCha20Poly1305.tagSize)
         try AgeError.wrapping {
-            try cipher.seal(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]),
-                            nonce: AgeSTREAM.chunkNonce(counter: counter, final: final), into: out)
+            try cipher.seal(pending.bytes, nonce: AgeSTREAM.chunkNonce(counter: counter, final: final), into: out)
         }
         counter += 1
-        pendingCount = 0
+        pending.removeAll()
         try sink(UnsafeRawBufferPointer(out))
     }
 }
