@@ -29,8 +29,8 @@ age_median=$(printf '%s\n' "${age_seconds[@]}" | sort -g | sed -n 2p)
 age_mb_s=$(awk -v b="$bytes" -v s="$age_median" 'BEGIN { printf "%.1f", b / s / 1e6 }')
 echo "age_mb_s=$age_mb_s"
 
-# openssl speed prints "chacha20-poly1305 <1 figure per block size in kB/s>"; 16384 is the last.
-speed="$(openssl speed -evp chacha20-poly1305 -seconds 3 2>/dev/null | grep '^chacha20-poly1305' | tail -1)"
+# openssl speed prints "ChaCha20-Poly1305 <1 figure per block size in kB/s>"; 16384 is the last.
+speed="$(openssl speed -evp chacha20-poly1305 -seconds 3 2>/dev/null | grep -i '^chacha20-poly1305' | tail -1)"
 echo "$speed"
 openssl_mb_s=$(echo "$speed" | awk '{ v = $NF; sub(/k$/, "", v); printf "%.1f", v * 1000 / 1e6 }')
 echo "openssl_mb_s=$openssl_mb_s"

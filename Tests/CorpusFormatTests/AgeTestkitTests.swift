@@ -7,7 +7,7 @@ import CorpusTestSupport
 /// vector of the X25519 recipient, the header grammar and STREAM, each decrypted by
 /// `AgeFileDecryptor` and held to its `expect:` and to the SHA-256 of the plaintext it released.
 ///
-/// The vectors are not copied into this repository (see Fixtures/age-testkit/README.md): set
+/// The vectors are not copied into this repository (see Tests/Fixtures/age-testkit/README.md): set
 /// AGE_TESTKIT to a folder of them to run this suite.
 @Suite(.enabled(if: AgeTestkit.folder != nil, "AGE_TESTKIT names no folder of age test vectors"))
 struct AgeTestkitTests {
