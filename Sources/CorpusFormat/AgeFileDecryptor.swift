@@ -26,9 +26,8 @@ public final class AgeFileDecryptor {
         let decryptor = AgePayloadDecryptor(fileKey: try header.unwrap(with: identities))
         payload = decryptor
         headerBytes = []
-        try UnsafeRawBufferPointer(rebasing: bytes[(end - before)...]).withMemoryRebound(to: UInt8.self) {
-            try decryptor.update(UnsafeRawBufferPointer($0), sink: sink)
-        }
+        // The MAC line ended inside this piece: the rest of it is the payload's start.
+        try decryptor.update(UnsafeRawBufferPointer(rebasing: bytes[(end - before)...]), sink: sink)
     }
 
     public func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
