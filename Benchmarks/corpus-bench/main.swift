@@ -2,6 +2,7 @@ import Foundation
 
 /// `corpus-bench <subcommand> [args]`: each benchmark registers one entry here and lives in its own file.
 let subcommands: [String: ([String]) async throws -> Void] = [
+    "age-decrypt": AgeDecryptBench.run,
     "bundle-stream": BundleStreamBench.run,
     "minilm": EncoderBench.runMiniLM(args:),
     "encoder": EncoderBench.run(args:),
