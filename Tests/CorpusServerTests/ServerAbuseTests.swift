@@ -97,9 +97,11 @@ import CorpusTestSupport
         excess.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(excess.waitForClose(), "connection over the per-IP limit was served")
         // The inactivity timeout frees the slow connections (read timeout 10 s >> server timeout 4 s).
-        #expect(slow[0].waitForClose())
-        #expect(idle[0].waitForClose())
-        #expect(try f.get("/healthz").status == 200)
+        for c in slow + idle { #expect(c.waitForClose()) }
+        // libmicrohttpd gives a connection's per-IP slot back when it cleans the connection up,
+        // a moment after the client sees the close; a loaded CI run saw that moment. So the
+        // slots must come back within the fixture's 10 s, not at the instant of the close.
+        #expect(f.eventually { (try? f.get("/healthz"))?.status == 200 })
         withExtendedLifetime(slow) {}
     }
 
