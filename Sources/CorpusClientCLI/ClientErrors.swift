@@ -44,6 +44,8 @@ enum ClientErrors {
         case .rootExpired: return "the publisher's root key holders must sign a new root (corpusd root draft/sign/publish); tell them"
         case .rootNotTrusted: return "the tree's new root is not signed by enough of the root keys you trust; tell the publisher"
         case .unsupportedFormat: return "update corpus to a release that reads this catalog"
+        case .logRefused: return "the catalog was not accepted; try another mirror, or tell the publisher (and its witnesses)"
+        case .logFork: return "nothing was accepted; send the kept checkpoints to the publisher and the witnesses, or compare with another client (corpus verify --log FILE)"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict:
             return "check that the key you pinned is the publisher's (corpus remote add … --trust)"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:

@@ -238,7 +238,7 @@ public enum TreeLayout {
         if name.hasSuffix(".json") { return "application/json" }
         if name.hasSuffix(".zip") { return "application/zip" }
         if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
-        if name.hasSuffix(".minisig") || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
+        if name.hasSuffix(".minisig") || name == "checkpoint" || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
         return "application/octet-stream"
     }
 }

@@ -16,6 +16,8 @@ public struct LogLeaf: Equatable, Sendable {
     /// kinds of their own (a new first word on the second line), never changing this encoding.
     public enum Kind: String, Sendable, CaseIterable {
         case catalog
+        /// A root document version of the tree (`keys/root-<N>.json` as served); the id is the catalog's.
+        case root
     }
 
     public let kind: Kind
@@ -35,6 +37,11 @@ public struct LogLeaf: Equatable, Sendable {
     /// The leaf of the catalog document `bytes` (the signed `catalogs/<N>.json` as served).
     public init(catalogID: String, version: Int, documentBytes bytes: [UInt8]) throws {
         try self.init(kind: .catalog, id: catalogID, version: version, sha256: SHA256.digest(bytes))
+    }
+
+    /// The leaf of the root document `bytes` (`keys/root-<N>.json` as served) of the tree of `catalogID`.
+    public init(catalogID: String, rootVersion: Int, documentBytes bytes: [UInt8]) throws {
+        try self.init(kind: .root, id: catalogID, version: rootVersion, sha256: SHA256.digest(bytes))
     }
 
     public var bytes: [UInt8] {

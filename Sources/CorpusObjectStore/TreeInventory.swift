@@ -17,8 +17,12 @@ struct TreeInventory {
         case rootKeyDocument
         /// `catalogs/N.json` and its signature: immutable.
         case numberedCatalog
+        /// `log/tile/…`: a log's tiles and entry bundles, immutable once a checkpoint names them.
+        case logTile
         /// Mutable files other than the pointer (`keys/root.pub`, `index.html`, …).
         case mutable
+        /// `log/checkpoint`: mutable, after every tile it names and before the freshness document.
+        case logCheckpoint
         /// `timestamp.json` and its signature: mutable, after everything the new catalog names and
         /// just before the pointer, as `corpusd publish` writes them.
         case freshness
@@ -95,6 +99,8 @@ struct TreeInventory {
     static func role(of path: String) -> Role {
         if path == TreeLayout.pointer { return .pointer }
         if path == TreeLayout.timestamp || path == TreeLayout.timestamp + TreeLayout.signatureSuffix { return .freshness }
+        if path == TreeLog.checkpoint { return .logCheckpoint }
+        if TreeLog.isTile(path) { return .logTile }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if TreeLayout.isContentAddressed(name) { return .contentAddressed }
         if path.hasPrefix("catalogs/"), number(in: path) != nil { return .numberedCatalog }

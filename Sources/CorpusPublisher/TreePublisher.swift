@@ -42,7 +42,8 @@ public struct PublishSummary: Sendable {
 ///
 /// Order matters to readers of the tree while it is being written: bundles first (new names,
 /// content-addressed, so nothing a client is reading changes), then keys, then the signed
-/// catalog, then `index.html`, then the freshness document `timestamp.json`, and the pointer
+/// catalog, then `index.html`, then the log's leaves and checkpoint (`TreeLogAppender`), then the
+/// freshness document `timestamp.json`, and the pointer
 /// `catalog.json` last, atomically. Every publish
 /// writes a new catalog version, even when no bundle changed: that is also how the expiry
 /// is renewed. Bundles no unexpired catalog references are removed afterwards.
@@ -128,7 +129,8 @@ public enum TreePublisher {
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
         let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output) { pointer in
-            try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
+            _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: try catalog.canonicalBytes(), key: key)
+            return try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
                                                               expiresIn: TimestampWriter.defaultExpiry) }
         }
 

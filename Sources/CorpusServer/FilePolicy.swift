@@ -3,8 +3,8 @@ import CorpusFormat
 /// Content-Type, Cache-Control and ETag for a file of the published tree, by where it lives.
 ///
 /// Immutable files (content-addressed bundles, numbered catalogs, root documents and each holder's
-/// signature of one) are cached for a year; the mutable entry points (`catalog.json`,
-/// `timestamp.json`, re-signed from cron, `index.html`, `keys/root.pub`) and anything
+/// signature of one, log tiles) are cached for a year; the mutable entry points (`catalog.json`,
+/// `timestamp.json`, re-signed from cron, `log/checkpoint`, `index.html`, `keys/root.pub`) and anything
 /// else must be revalidated every time so that a new publish is seen at once. Bundles of entitled
 /// corpora are `private`: a shared cache must never hand one to a client without a token.
 enum FilePolicy {
@@ -14,6 +14,9 @@ enum FilePolicy {
 
     static func cacheControl(_ segments: [String], gated: Bool) -> String {
         if gated { return privateImmutable }
+        // A log's tiles and entry bundles never change once a checkpoint names them; its
+        // checkpoint is mutable and falls through to revalidation.
+        if segments.count > 2, segments[0] == TreeLog.folder, segments[1] == "tile" { return immutable }
         guard segments.count == 2 else { return revalidate }
         switch segments[0] {
         case "bundles", "embedders", "deltas": return immutable

@@ -68,6 +68,8 @@ public struct CatalogFetcher: Sendable {
         public var unrefreshed: UnrefreshedCatalog? = nil
         /// True when the tree holds more root versions than one refresh walks; the next goes on.
         public var rootsPending = false
+        /// The log checkpoint and inclusion proof the catalog was checked against (`TreeLogCheck`).
+        var log: LogState.Accepted? = nil
 
         /// Writes the accepted root links, freshness document, catalog and conditional-request
         /// state, each atomically.
@@ -75,6 +77,7 @@ public struct CatalogFetcher: Sendable {
             try TrustStore(home: home).persist(links, for: remote)
             if let timestamp { try CatalogState(home: home).persist(timestamp, remote: remote.name) }
             if let accepted { try CatalogState(home: home).persist(accepted, remote: remote.name) }
+            if let log { try LogState(home: home).persist(log, remote: remote.name) }
             if let fetch { try CatalogState(home: home).persist(fetch, remote: remote.name) }
         }
     }
@@ -93,8 +96,11 @@ public struct CatalogFetcher: Sendable {
         try Identifier.validate(remote.name, what: "remote name")
         let attempts = AttemptCount()
         let failover = SourceFailover(retry: retry, onAttempt: { attempts.increment() })
+        let logCheck = TreeLogCheck(home: home, client: client, now: now)
         let fromSources = { @Sendable in
-            try await failover.first(of: remote.sources, file: TreeLayout.pointer) { source in try await refresh(remote, from: source) }
+            try await failover.first(of: remote.sources, file: TreeLayout.pointer) { source in
+                try await logCheck.checked(try await refresh(remote, from: source), from: source)
+            }
         }
         guard let deadline else { return try await fromSources() }
         return try await withThrowingTaskGroup(of: Pending?.self) { group in

@@ -21,12 +21,18 @@ public struct Remote: Codable, Hashable, Sendable {
     /// token to, such as the object store behind a gate-only `corpusd serve`. The redirect is
     /// followed without the token; to any other host it is refused.
     public var storage: [String]
+    /// Witnesses whose cosignatures the log's checkpoint must carry (signed-note verifier keys of
+    /// type 0x04, `remote add --witness`), and how many of them (`--witness-threshold`, default all).
+    public var witnesses: [String] = []
+    public var witnessThreshold: Int?
 
     enum CodingKeys: String, CodingKey {
         case name, url, mirrors, storage
         case rootKey = "root_key"
         case rootVersion = "root_version"
         case rootDocument = "root_document"
+        case witnesses
+        case witnessThreshold = "witness_threshold"
     }
 
     public init(from decoder: Decoder) throws {
@@ -39,6 +45,8 @@ public struct Remote: Codable, Hashable, Sendable {
         // Absent in configurations written before storage origins existed.
         storage = try c.decodeIfPresent([String].self, forKey: .storage) ?? []
         rootDocument = try c.decodeIfPresent(String.self, forKey: .rootDocument)
+        witnesses = try c.decodeIfPresent([String].self, forKey: .witnesses) ?? []
+        witnessThreshold = try c.decodeIfPresent(Int.self, forKey: .witnessThreshold)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -51,6 +59,34 @@ public struct Remote: Codable, Hashable, Sendable {
         // Written only when set, so a configuration without storage origins keeps its bytes.
         if !storage.isEmpty { try c.encode(storage, forKey: .storage) }
         try c.encodeIfPresent(rootDocument, forKey: .rootDocument)
+        if !witnesses.isEmpty { try c.encode(witnesses, forKey: .witnesses) }
+        try c.encodeIfPresent(witnessThreshold, forKey: .witnessThreshold)
+    }
+
+    /// Requires `threshold` (default: every one) of `vkeys`' cosignatures on the log's checkpoint.
+    /// Each must be a cosignature verifier key (`<name>+<key ID>+<base64(0x04 || key)>`).
+    public mutating func requireWitnesses(_ vkeys: [String], threshold: Int?) throws {
+        for vkey in vkeys {
+            guard let verifier = try? NoteKeyName.verifier(vkey: vkey), verifier.signatureType == CosignatureVerifier.type else {
+                throw SyncError.invalidRemote(reason: "--witness \(TerminalText.sanitizeLine(vkey)) is not a witness key (name+keyid+base64 of a cosignature key, "
+                                              + "as corpusd witness prints it)")
+            }
+        }
+        if let threshold, !(1...max(1, vkeys.count)).contains(threshold) || vkeys.isEmpty {
+            throw SyncError.invalidRemote(reason: "--witness-threshold \(threshold) needs 1 to \(vkeys.count) --witness keys")
+        }
+        witnesses = vkeys
+        witnessThreshold = vkeys.isEmpty ? nil : threshold
+    }
+
+    /// The witness keys and how many must cosign; nil when the remote requires none.
+    public func witnessRequirement() throws -> (verifiers: [any NoteVerifier], threshold: Int)? {
+        guard !witnesses.isEmpty else { return nil }
+        do {
+            return (try witnesses.map { try NoteKeyName.verifier(vkey: $0) }, witnessThreshold ?? witnesses.count)
+        } catch {
+            throw SyncError.localFileDamaged(path: "config.json", reason: "a witness key of remote \(name) does not parse: \(error)")
+        }
     }
 
     public init(name: String, url: String, mirrors: [String] = [], storage: [String] = [], rootKey: PublicKey, rootVersion: Int = 1) throws {

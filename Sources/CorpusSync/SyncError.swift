@@ -32,6 +32,12 @@ public enum SyncError: Error, Equatable, Sendable {
     case timestampMissing(file: String)
     /// The freshness document's version is below the one accepted before.
     case timestampRollback(from: Int, to: Int)
+    /// The tree's transparency log does not hold up: missing where it is required, a bad
+    /// signature, too few witness cosignatures, a proof that fails, the catalog not in it.
+    case logRefused(reason: String)
+    /// Two checkpoints signed by the log that no append-only log can both have signed: someone was
+    /// shown another history. `evidence` is the folder keeping both notes as served.
+    case logFork(reason: String, evidence: String)
     /// A document of the tree is in a format newer than this client reads.
     case unsupportedFormat(what: String, reason: String)
     /// A signed or fetched document could not be used (fishy ids, bad JSON, bad paths).
@@ -107,7 +113,8 @@ public enum SyncError: Error, Equatable, Sendable {
         switch self {
         case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .catalogConflict, .expired, .catalogMismatch,
              .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch,
-             .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat:
+             .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat,
+             .logRefused, .logFork:
             return .verification
         case .network: return .network
         case .notFound, .notInstalled, .wantedNotOffered: return .notFound
@@ -128,6 +135,8 @@ public enum SyncError: Error, Equatable, Sendable {
         case .expired, .rootExpired, .timestampExpired: return "expired"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict, .rootNotTrusted, .timestampMissing: return "signature"
         case .unsupportedFormat: return "unsupported-format"
+        case .logRefused: return "log"
+        case .logFork: return "log-fork"
         case .hashMismatch, .sizeExceeded, .sizeMismatch: return "integrity"
         case .catalogMismatch, .malformed: return "unsafe-input"
         case .unsafePack: return "unsafe-pack"
@@ -229,6 +238,9 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .timestampExpired(at): return "timestamp.json expired at \(at): the server or mirror is serving frozen content"
         case let .timestampMissing(file): return "\(file) is missing, and this catalog's trust requires a current one"
         case let .timestampRollback(from, to): return "the server offers timestamp version \(to), older than version \(from) already accepted"
+        case let .logRefused(reason): return "the catalog's transparency log: \(reason)"
+        case let .logFork(reason, evidence):
+            return "the catalog's transparency log forked: \(reason); both checkpoints are kept in \(evidence): report them to the publisher and its witnesses"
         case let .unsupportedFormat(what, reason): return "\(what) is not supported by this client: \(reason)"
         case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
         case let .unsafePack(corpus, cause): return "the pack of \(corpus) is not safe to search: \(cause)"

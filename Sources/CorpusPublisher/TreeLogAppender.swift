@@ -1,0 +1,32 @@
+import CorpusFormat
+import Foundation
+
+/// Appends what a publish signs to the tree's transparency log (`log/`, docs/format.md
+/// "Transparency log"): the root document versions the log does not hold yet, then the catalog
+/// version, each as one `LogLeaf`; the checkpoint is signed by the publishing key (a catalog key of
+/// the newest root, the one key of a single-key tree), the key clients verify it with.
+///
+/// Root versions are logged by the first catalog publish that follows them (`corpusd root publish`
+/// holds no online key to sign a checkpoint with): a log not started yet gets every root version
+/// of the tree, an existing one those newer than the root the previous catalog was signed under.
+enum TreeLogAppender {
+    /// Called between writing the signed catalog and the freshness document and pointer, so a
+    /// client that sees the new pointer finds its catalog's leaf in the log.
+    static func append(tree: String, catalog: Catalog, catalogBytes: Data, key: SecretKey) throws -> TransparencyLogWriter.Appended {
+        let origin = TreeLog.origin(catalogID: catalog.id)
+        let writer = try TransparencyLogWriter(folder: "\(tree)/\(TreeLog.folder)", origin: origin, signer: key.noteSigner(keyName: origin))
+        let started = try writer.checkpoint() != nil
+        var firstRoot = 1
+        if started, let previous = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: catalog.version - 1))"),
+           let earlier = try? Catalog.decode(previous) {
+            firstRoot = earlier.rootVersion + 1
+        }
+        var leaves: [[UInt8]] = []
+        for version in stride(from: firstRoot, through: catalog.rootVersion, by: 1) {
+            guard let json = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.rootKeyPath(version: version))") else { continue }
+            leaves.append(try LogLeaf(catalogID: catalog.id, rootVersion: version, documentBytes: [UInt8](json)).bytes)
+        }
+        leaves.append(try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)).bytes)
+        return try writer.append(leaves)
+    }
+}

@@ -1,0 +1,62 @@
+import CorpusFormat
+import Foundation
+
+/// What a client keeps of a remote's transparency log (docs/layout.md): the checkpoint it accepted
+/// last, byte for byte as served (`state/<remote>/checkpoint`), the inclusion proof of the catalog
+/// version it accepted (`state/<remote>/log-inclusion`), and, after a fork, the evidence
+/// (`forks/<remote>-<time>/`).
+public struct LogState: Sendable {
+    /// A checkpoint and the catalog's inclusion proof against it, verified, to be written on commit.
+    public struct Accepted: Sendable {
+        public var inclusion: LogInclusion
+        public var checkpoint: Checkpoint
+    }
+
+    public let home: HomeLayout
+
+    public init(home: HomeLayout) { self.home = home }
+
+    public func checkpointPath(_ remote: String) -> String { "\(home.state(remote))/checkpoint" }
+    public func inclusionPath(_ remote: String) -> String { "\(home.state(remote))/log-inclusion" }
+    public var forks: String { "\(home.root)/forks" }
+
+    /// The checkpoint note accepted last, as served; nil before the first. It was verified before it
+    /// was written; one that no longer parses is a damaged local file.
+    public func acceptedCheckpoint(_ remote: String) throws -> (note: [UInt8], checkpoint: Checkpoint)? {
+        let path = checkpointPath(remote)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            return ([UInt8](data), try Checkpoint(text: try SignedNote(parsing: [UInt8](data)).text))
+        } catch {
+            throw SyncError.localFileDamaged(path: path, reason: "\(error)")
+        }
+    }
+
+    /// The inclusion proof of the catalog accepted last, nil when none was kept.
+    public func acceptedInclusion(_ remote: String) -> LogInclusion? {
+        FileManager.default.contents(atPath: inclusionPath(remote)).flatMap { try? LogInclusion(bytes: [UInt8]($0)) }
+    }
+
+    /// Writes the inclusion proof, then the checkpoint it proves against, each atomically.
+    public func persist(_ accepted: Accepted, remote: String) throws {
+        try FileIO.createDirectory(home.state(remote))
+        try FileIO.writeAtomically(Data(accepted.inclusion.bytes), to: inclusionPath(remote))
+        try FileIO.writeAtomically(Data(accepted.inclusion.note), to: checkpointPath(remote))
+    }
+
+    /// Keeps the two notes of a fork as served, with where the second came from; returns the folder.
+    func keepEvidence(remote: String, accepted: [UInt8], served: [UInt8], source: String, now: Date) throws -> String {
+        let stamp = Timestamp.format(now).replacingOccurrences(of: ":", with: "")
+        var folder = "\(forks)/\(remote)-\(stamp)"
+        var n = 1
+        while FileIO.exists(folder) {
+            n += 1
+            folder = "\(forks)/\(remote)-\(stamp)-\(n)"
+        }
+        try FileIO.createDirectory(folder)
+        try FileIO.writeAtomically(Data(accepted), to: "\(folder)/accepted-checkpoint")
+        try FileIO.writeAtomically(Data(served), to: "\(folder)/served-checkpoint")
+        try FileIO.writeAtomically(Data("served by \(source)\n".utf8), to: "\(folder)/source.txt")
+        return folder
+    }
+}

@@ -1,0 +1,122 @@
+import CorpusFormat
+import Foundation
+
+/// The transparency-log step of a catalog refresh (docs/format.md "Transparency log", "What a
+/// client checks"): the served checkpoint must be signed by a catalog key of the newest root, carry
+/// the cosignatures the remote requires, be consistent with the checkpoint accepted before, and
+/// include the catalog version being accepted; all proofs come from the tree's tiles.
+///
+/// A tree without a log passes (trees published before logs existed), unless the remote requires
+/// witnesses or a log was accepted from it before. A fork — a checkpoint no append-only log could
+/// have signed after the accepted one — keeps both notes in the home folder, the one thing this
+/// refusal writes.
+struct TreeLogCheck: Sendable {
+    /// How far back from the end of the log the catalog's leaf is looked for: a publish appends it
+    /// last, after at most a few root versions; a later publish may have appended more meanwhile.
+    static let searchedLeaves: UInt64 = 2 * UInt64(TilePath.width)
+
+    let home: HomeLayout
+    let client: HTTPClient
+    let now: @Sendable () -> Date
+
+    /// `pending`, with the log it was checked against; unchanged when the refresh ended in a 304.
+    func checked(_ pending: CatalogFetcher.Pending, from source: Source) async throws -> CatalogFetcher.Pending {
+        let fresh = pending.accepted != nil || pending.fetch != nil || pending.timestamp != nil || !pending.links.isEmpty
+        guard fresh, pending.unrefreshed == nil else { return pending }
+        let remote = pending.remote
+        guard let catalogBytes = try pending.accepted?.bytes ?? CatalogState(home: home).accepted(remote.name)?.bytes else { return pending }
+        let catalog = pending.update.catalog
+        let state = LogState(home: home)
+        let held = try state.acceptedCheckpoint(remote.name)
+        let witnesses = try remote.witnessRequirement()
+        let log = RemoteLog(client: client, source: source)
+
+        guard let served = try await log.checkpointBytes() else {
+            if let witnesses {
+                throw SyncError.logRefused(reason: "the tree serves no \(TreeLog.checkpoint), and this remote requires \(witnesses.threshold) witness cosignature(s)")
+            }
+            if held != nil { throw SyncError.logRefused(reason: "the tree served a log before and serves no \(TreeLog.checkpoint) now") }
+            return pending
+        }
+        let origin = TreeLog.origin(catalogID: catalog.id)
+        let checkpoint: Checkpoint, note: SignedNote
+        do {
+            (checkpoint, note) = try Checkpoint.open(served, origin: origin, verifiers: try pending.root.catalogKeys.map { try $0.noteVerifier(keyName: origin) })
+        } catch let e as TransparencyLogError {
+            throw SyncError.logRefused(reason: "\(TreeLog.checkpoint): \(e)")
+        }
+        if let witnesses { try Self.checkCosignatures(note, witnesses) }
+
+        let leaf: LogLeaf
+        do { leaf = try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)) } catch {
+            throw SyncError.logRefused(reason: "\(error)")
+        }
+        let leafHash = MerkleHash.leaf(leaf.bytes)
+        let old = held?.checkpoint
+        if let old, let heldNote = held?.note {
+            let fork = { (reason: String) async throws -> SyncError in
+                let folder = try state.keepEvidence(remote: remote.name, accepted: heldNote, served: served, source: source.baseURL, now: now())
+                return SyncError.logFork(reason: reason, evidence: folder)
+            }
+            if checkpoint.size < old.size {
+                throw SyncError.logRefused(reason: "the served checkpoint (size \(checkpoint.size)) is older than the one accepted (size \(old.size))")
+            }
+            if checkpoint.size == old.size && checkpoint.rootHash != old.rootHash {
+                throw try await fork("two checkpoints of size \(old.size) with different roots")
+            }
+        }
+        // Consistency from the accepted size, and the catalog's leaf near the end with its inclusion proof.
+        let n = checkpoint.size
+        guard n > 0 else { throw SyncError.logRefused(reason: "catalog version \(catalog.version) is not in the log (it is empty)") }
+        let from = old.map { $0.size } ?? 0
+        let proofs = try await log.reading(treeSize: n, prefetch: { reader in
+            if from > 0 && from < n { _ = try reader.consistencyProof(from: from) }
+            _ = try reader.inclusionProof(index: n - 1)
+        }) { reader -> (consistency: [[UInt8]], index: UInt64?, inclusion: [[UInt8]]) in
+            let consistency = from > 0 && from < n ? try reader.consistencyProof(from: from) : []
+            var index: UInt64?
+            var i = n
+            while i > 0 && n - i < Self.searchedLeaves && index == nil {
+                i -= 1
+                if try reader.subtreeHash(level: 0, index: i) == leafHash { index = i }
+            }
+            return (consistency, index, try index.map { try reader.inclusionProof(index: $0) } ?? [])
+        }.result
+        if let old, let heldNote = held?.note, old.size < n {
+            do {
+                try MerkleProof.verifyConsistency(from: old.size, oldRoot: old.rootHash, to: n, newRoot: checkpoint.rootHash, proof: proofs.consistency)
+            } catch {
+                let folder = try state.keepEvidence(remote: remote.name, accepted: heldNote, served: served, source: source.baseURL, now: now())
+                throw SyncError.logFork(reason: "the checkpoint of size \(n) does not extend the accepted one of size \(old.size)", evidence: folder)
+            }
+        }
+        guard let index = proofs.index else {
+            throw SyncError.logRefused(reason: "catalog \(catalog.id) version \(catalog.version) is not among the last \(min(n, Self.searchedLeaves)) leaves of the log")
+        }
+        do {
+            try MerkleProof.verifyInclusion(leafHash: leafHash, index: index, size: n, proof: proofs.inclusion, root: checkpoint.rootHash)
+        } catch {
+            throw SyncError.logRefused(reason: "\(error)")
+        }
+        var out = pending
+        out.log = LogState.Accepted(inclusion: LogInclusion(leaf: leaf, index: index, proof: proofs.inclusion, note: served), checkpoint: checkpoint)
+        return out
+    }
+
+    /// At least `threshold` distinct witnesses of `witnesses` cosigned; a cosignature by a listed
+    /// witness that does not verify is a refusal.
+    static func checkCosignatures(_ note: SignedNote, _ witnesses: (verifiers: [any NoteVerifier], threshold: Int)) throws {
+        let good: [SignedNote.Signature]
+        do {
+            good = try note.verified(by: witnesses.verifiers)
+        } catch TransparencyLogError.noTrustedSignature {
+            good = []
+        } catch {
+            throw SyncError.logRefused(reason: "\(TreeLog.checkpoint): \(error)")
+        }
+        let distinct = Set(good.map { "\($0.keyName)+\($0.keyID)" }).count
+        guard distinct >= witnesses.threshold else {
+            throw SyncError.logRefused(reason: "\(TreeLog.checkpoint) carries \(distinct) of the \(witnesses.threshold) witness cosignature(s) this remote requires")
+        }
+    }
+}
