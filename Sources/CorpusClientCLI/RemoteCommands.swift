@@ -9,15 +9,20 @@ struct RemoteAddCommand: ClientCommand {
     static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
     static let storage = Option.repeatable("--storage", "ORIGIN", "an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there")
     static let trust = Option.path("--trust", "ROOT.json|PUB", "the catalog's root: a root document (keys/root-N.json) or its root public key (minisign .pub file)").required()
+    static let witness = Option.repeatable("--witness", "PUB", "a witness whose cosignature the catalog's log must carry: its key (name+keyid+base64, "
+                                           + "as corpusd witness prints it) or a file holding it")
+    static let witnessThreshold = Option.integer("--witness-threshold", "K", in: 1...100, "how many of the --witness keys must cosign (default: all)")
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
-                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust])
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust, witness, witnessThreshold])
 
     let context: ClientContext
 
     func run() throws -> Int32 {
         let name = cmd.positionals[0], url = cmd.positionals[1]
         let anchor = try Self.anchor(cmd.required(Self.trust))
-        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), anchor: anchor)
+        let witnesses = cmd.values(Self.witness).map(Self.witnessKey)
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), anchor: anchor,
+                                          witnesses: witnesses, witnessThreshold: cmd.int(Self.witnessThreshold))
         let root = try remote.pinnedRoot()
         let keyID = try remote.pinnedKey().keyID
         let pinned = remote.rootDocument == nil ? "pinned key \(keyID)"
@@ -30,6 +35,12 @@ struct RemoteAddCommand: ClientCommand {
             console.info("next: corpus catalog")
         }
         return 0
+    }
+
+    /// A `--witness` value: a verifier key as given, or the first line of the file it names.
+    static func witnessKey(_ value: String) -> String {
+        guard !value.contains("+"), let data = FileManager.default.contents(atPath: value) else { return value }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }
 
     /// A `--trust` file: a root document when it is a JSON object, else a minisign public key.

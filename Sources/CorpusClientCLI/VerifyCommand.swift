@@ -6,11 +6,16 @@ import CorpusSync
 
 /// `corpus verify [ID]`
 struct VerifyCommand: ClientCommand {
-    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID"))
+    static let log = Option.flag("--log", "check the kept transparency-log inclusion proofs offline instead of the files")
+    static let against = Option.path("--against", "CHECKPOINT", "with --log: compare with another client's checkpoint (its state/<remote>/checkpoint or a kept proof)")
+    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID"),
+                                  options: [log, against])
 
     let context: ClientContext
 
     func run() throws -> Int32 {
+        if cmd.has(Self.log) { return try LogVerifyReport(context: context).run(against: cmd.value(Self.against)) }
+        if cmd.value(Self.against) != nil { throw UsageError.badValue(option: "--against", value: cmd.value(Self.against) ?? "", problem: "it goes with --log") }
         let results = try client.verify(cmd.positionals.first)
         let first = results.first { $0.error != nil }?.error
         if console.json {

@@ -77,7 +77,13 @@ public struct CatalogFetcher: Sendable {
             try TrustStore(home: home).persist(links, for: remote)
             if let timestamp { try CatalogState(home: home).persist(timestamp, remote: remote.name) }
             if let accepted { try CatalogState(home: home).persist(accepted, remote: remote.name) }
-            if let log { try LogState(home: home).persist(log, remote: remote.name) }
+            let logState = LogState(home: home)
+            if let log { try logState.persist(log, remote: remote.name) }
+            // An install commits after its work: the corpora it installed get the proof of their catalog.
+            if let kept = log?.inclusion ?? logState.acceptedInclusion(remote.name), kept.leaf.kind == .catalog,
+               kept.leaf.version == update.catalog.version {
+                try logState.keepWithInstalled(kept, catalog: update.catalog, remote: remote.name)
+            }
             if let fetch { try CatalogState(home: home).persist(fetch, remote: remote.name) }
         }
     }

@@ -40,8 +40,12 @@ public struct CorpusClient: Sendable {
 
     /// Adds a remote pinned to `trust`: a single root key, or a root document (the way TUF clients
     /// ship their initial root).
-    public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], anchor trust: TrustAnchor) throws -> Remote {
-        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust)
+    /// `witnesses` (cosignature verifier keys) and `witnessThreshold` make each refresh require
+    /// that many of their cosignatures on the tree's log checkpoint (`TreeLogCheck`).
+    public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], anchor trust: TrustAnchor,
+                          witnesses: [String] = [], witnessThreshold: Int? = nil) throws -> Remote {
+        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust,
+                                           witnesses: witnesses, witnessThreshold: witnessThreshold)
     }
 
     public func removeRemote(name: String) throws {

@@ -44,6 +44,23 @@ public struct LogState: Sendable {
         try FileIO.writeAtomically(Data(accepted.inclusion.note), to: checkpointPath(remote))
     }
 
+    /// Where the inclusion proof of the catalog version a corpus was installed from is kept (beside
+    /// its versions, outside any version folder, whose files are stamped at install).
+    public func installedInclusionPath(remote: String, id: String, version: String) -> String {
+        "\(home.corpusDirectory(remote: remote, id: id))/log-inclusion-\(version)"
+    }
+
+    /// Gives every corpus of `catalog` installed at the version it lists, and holding no proof yet,
+    /// a copy of `inclusion`: the proof that the catalog it came from is in the log.
+    public func keepWithInstalled(_ inclusion: LogInclusion, catalog: Catalog, remote: String) throws {
+        for entry in catalog.corpora {
+            guard let dir = home.currentVersionDirectory(remote: remote, id: entry.id),
+                  let record = InstallRecord.read(versionDirectory: dir), record.version == entry.version else { continue }
+            let path = installedInclusionPath(remote: remote, id: entry.id, version: "\(entry.version)")
+            if !FileIO.exists(path) { try FileIO.writeAtomically(Data(inclusion.bytes), to: path) }
+        }
+    }
+
     /// Keeps the two notes of a fork as served, with where the second came from; returns the folder.
     func keepEvidence(remote: String, accepted: [UInt8], served: [UInt8], source: String, now: Date) throws -> String {
         let stamp = Timestamp.format(now).replacingOccurrences(of: ":", with: "")
