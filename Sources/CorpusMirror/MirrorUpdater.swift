@@ -93,8 +93,10 @@ public struct MirrorUpdater: Sendable {
             throw error
         }
 
+        let log = try await MirrorLog.fetch(from: RemoteLog(client: client, source: source), catalogID: up.catalog.id, root: up.root, mirror: mirror)
+
         // 3. Everything verified: new immutable files first, the pointer last.
-        try write(up, downloads: downloads, into: mirror)
+        try write(up, downloads: downloads, log: log, into: mirror)
         let removed = mirror.removeUnreferencedBundles(keep: up.catalog, now: now())
         for path in removed { progress(.removed(path: path)) }
         mirror.cleanWork(everything: true)
@@ -209,7 +211,7 @@ public struct MirrorUpdater: Sendable {
 
     /// Moves the downloads into place, writes missing root keys, `keys/root.pub`, the catalog and
     /// its signature, `index.html`, and the pointer `catalog.json` last, atomically.
-    private func write(_ up: VerifiedUpstream, downloads: [(BundleRef, VerifiedDownload)], into mirror: MirrorDirectory) throws {
+    private func write(_ up: VerifiedUpstream, downloads: [(BundleRef, VerifiedDownload)], log: MirrorLog.Staged?, into mirror: MirrorDirectory) throws {
         for (ref, done) in downloads { try mirror.place(download: done, as: ref) }
         for link in up.roots {
             let rel = TreeLayout.rootKeyPath(version: link.root.version)
@@ -226,6 +228,7 @@ public struct MirrorUpdater: Sendable {
         let catalogRel = TreeLayout.catalogPath(version: up.catalog.version)
         try mirror.writeIfMissing(up.catalogSignature, to: catalogRel + TreeLayout.signatureSuffix)
         try mirror.writeIfMissing(up.catalogBytes, to: catalogRel)
+        if let log { try MirrorLog.write(log, into: mirror) }
         if let stamp = up.timestamp {
             try mirror.write(stamp.signature, to: TreeLayout.timestamp + TreeLayout.signatureSuffix)
             try mirror.write(stamp.bytes, to: TreeLayout.timestamp)

@@ -18,6 +18,8 @@ enum MirrorErrors {
         case .rootExpired: return "the upstream's newest root has expired; its root key holders must sign a new one"
         case .rootNotTrusted: return "the upstream's new root is not signed by enough root keys; tell its publisher"
         case .unsupportedFormat: return "update corpusd to a release that reads this tree"
+        case .logRefused: return "the upstream's log does not hold up; nothing changed; tell its publisher"
+        case .logFork: return "the upstream signed a checkpoint that forks from one seen before; nothing changed; send the kept checkpoints to its publisher and witnesses"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "check that --trust is the upstream's root public key"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:
             return "the download was damaged or tampered with and was discarded; nothing changed; run corpusd mirror again"

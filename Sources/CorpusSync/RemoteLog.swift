@@ -77,3 +77,32 @@ public struct RemoteLog: Sendable {
 private final class MissedTile: Error {
     var path: TilePath?
 }
+
+extension RemoteLog {
+    /// How a served checkpoint stands to one seen before.
+    public enum Standing: Sendable, Equatable {
+        case same
+        /// Larger, and the tiles prove the older tree is its prefix.
+        case extends
+        /// Smaller than the one seen before: a stale copy, not a proof of anything.
+        case older
+        /// No append-only log signs both (same size with another root, or a failed proof).
+        case fork(reason: String)
+    }
+
+    /// Where `served` stands to `held` (both already verified as the log's), proving consistency
+    /// from this source's tiles when it is larger.
+    public func standing(of served: Checkpoint, after held: Checkpoint) async throws -> Standing {
+        if served.size < held.size { return .older }
+        if served.size == held.size { return served.rootHash == held.rootHash ? .same : .fork(reason: "two checkpoints of size \(held.size) with different roots") }
+        let proof = try await reading(treeSize: served.size, prefetch: { _ = try $0.consistencyProof(from: held.size) }) {
+            try $0.consistencyProof(from: held.size)
+        }.result
+        do {
+            try MerkleProof.verifyConsistency(from: held.size, oldRoot: held.rootHash, to: served.size, newRoot: served.rootHash, proof: proof)
+            return .extends
+        } catch {
+            return .fork(reason: "the checkpoint of size \(served.size) does not extend the one of size \(held.size)")
+        }
+    }
+}
