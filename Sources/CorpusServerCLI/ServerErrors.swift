@@ -28,6 +28,10 @@ enum ServerErrors {
             return ObjectStoreErrors.report(e)
         case let e as S3ConfigurationError:
             return ObjectStoreErrors.report(e)
+        case let e as TransparencyLogError:
+            return ErrorReport(code: "log", message: "refused: the tree's transparency log: \(e.description)",
+                               hint: "the log/ folder was changed outside corpusd publish; restore it from a backup or a mirror (docs/operations.md)",
+                               kind: e.isVerificationRefusal ? .verification : .usage)
         case let e as SQLiteError:
             return ErrorReport(code: "sqlite", message: e.description, hint: "check the output folder's free space and permissions", kind: .localIO)
         default:

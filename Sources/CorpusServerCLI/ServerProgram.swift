@@ -20,7 +20,7 @@ public enum ServerProgram {
     static let commands: [any ServerCommand.Type] = [
         KeygenCommand.self, BuildCommand.self, PublishCommand.self, TimestampCommand.self, RotateKeyCommand.self,
         RootDraftCommand.self, RootSignCommand.self, RootPublishCommand.self,
-        ServeCommand.self, MirrorCommand.self, UploadCommand.self, TokenCommand.self, EmbedCommand.self,
+        ServeCommand.self, MirrorCommand.self, WitnessCommand.self, CosignCommand.self, UploadCommand.self, TokenCommand.self, EmbedCommand.self,
     ]
 
     static let parser = ArgumentParser(
