@@ -45,7 +45,16 @@ struct TreeLogCheck: Sendable {
         } catch let e as TransparencyLogError {
             throw SyncError.logRefused(reason: "\(TreeLog.checkpoint): \(e)")
         }
-        if let witnesses { try Self.checkCosignatures(note, witnesses) }
+        if let witnesses {
+            let have = try Self.cosignatures(note, witnesses)
+            if have < witnesses.threshold {
+                // A checkpoint the log signed but the witnesses did not see may be a view shown to
+                // this client alone: kept, so that it can be compared with what others were shown.
+                let folder = try state.keepEvidence(remote: remote.name, accepted: held?.note, served: served, source: source.baseURL, now: now())
+                throw SyncError.logRefused(reason: "\(TreeLog.checkpoint) carries \(have) of the \(witnesses.threshold) witness cosignature(s) "
+                                           + "this remote requires; the served checkpoint is kept in \(folder)")
+            }
+        }
 
         let leaf: LogLeaf
         do { leaf = try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)) } catch {
@@ -69,18 +78,8 @@ struct TreeLogCheck: Sendable {
         let n = checkpoint.size
         guard n > 0 else { throw SyncError.logRefused(reason: "catalog version \(catalog.version) is not in the log (it is empty)") }
         let from = old.map { $0.size } ?? 0
-        let proofs = try await log.reading(treeSize: n, prefetch: { reader in
-            if from > 0 && from < n { _ = try reader.consistencyProof(from: from) }
-            _ = try reader.inclusionProof(index: n - 1)
-        }) { reader -> (consistency: [[UInt8]], index: UInt64?, inclusion: [[UInt8]]) in
-            let consistency = from > 0 && from < n ? try reader.consistencyProof(from: from) : []
-            var index: UInt64?
-            var i = n
-            while i > 0 && n - i < Self.searchedLeaves && index == nil {
-                i -= 1
-                if try reader.subtreeHash(level: 0, index: i) == leafHash { index = i }
-            }
-            return (consistency, index, try index.map { try reader.inclusionProof(index: $0) } ?? [])
+        let proofs = try await log.reading(treeSize: n, prefetch: { try LogRefreshProofs.prefetch($0, from: from) }) {
+            try LogRefreshProofs.compute($0, from: from, leafHash: leafHash, searched: Self.searchedLeaves)
         }.result
         if let old, let heldNote = held?.note, old.size < n {
             do {
@@ -103,9 +102,9 @@ struct TreeLogCheck: Sendable {
         return out
     }
 
-    /// At least `threshold` distinct witnesses of `witnesses` cosigned; a cosignature by a listed
-    /// witness that does not verify is a refusal.
-    static func checkCosignatures(_ note: SignedNote, _ witnesses: (verifiers: [any NoteVerifier], threshold: Int)) throws {
+    /// How many distinct witnesses of `witnesses` cosigned; a cosignature by a listed witness that
+    /// does not verify is a refusal.
+    static func cosignatures(_ note: SignedNote, _ witnesses: (verifiers: [any NoteVerifier], threshold: Int)) throws -> Int {
         let good: [SignedNote.Signature]
         do {
             good = try note.verified(by: witnesses.verifiers)
@@ -114,9 +113,6 @@ struct TreeLogCheck: Sendable {
         } catch {
             throw SyncError.logRefused(reason: "\(TreeLog.checkpoint): \(error)")
         }
-        let distinct = Set(good.map { "\($0.keyName)+\($0.keyID)" }).count
-        guard distinct >= witnesses.threshold else {
-            throw SyncError.logRefused(reason: "\(TreeLog.checkpoint) carries \(distinct) of the \(witnesses.threshold) witness cosignature(s) this remote requires")
-        }
+        return Set(good.map { "\($0.keyName)+\($0.keyID)" }).count
     }
 }

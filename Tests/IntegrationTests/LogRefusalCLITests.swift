@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import CorpusFormat
+import CorpusTestSupport
+
+/// What the client's log check refuses, end to end through `corpusd publish`, `corpusd serve` and
+/// `corpus`: each refusal exits 3 with its code, and the home folder is unchanged but for the fork
+/// evidence a fork keeps. A tree without a log keeps working.
+@Suite struct LogRefusalCLITests {
+    let publisher = IntegrationPublisher(catalogID: "harbor")
+
+    func publish(_ text: String, key: IntegrationPublisher.KeyPair, into tree: String? = nil) throws {
+        try publisher.writeCatalog([.init(id: "alpha", version: "1.0.0", documents: ["a.md": "# Alpha\n\n\(text)"])])
+        let r = try publisher.publish(key: key.secret, into: tree)
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    func move(_ from: String, _ to: String) throws {
+        try FileManager.default.moveItem(atPath: from, toPath: to)
+    }
+
+    @Test func aCheckpointThatDoesNotExtendTheAcceptedOneIsAForkWithEvidence() throws {
+        let key = try publisher.keygen("catalog")
+        try publish("one", key: key)
+        let other = publisher.work.url("other")
+        #expect(try ProcessRunner.run("/bin/cp", ["-a", publisher.publicDir, other], timeout: 30).status == 0)
+        try publish("two", key: key)
+        // The copy gets another version 2 and a version 3: its log is longer, and not an extension.
+        try publish("two, otherwise", key: key, into: other)
+        try publish("three", key: key, into: other)
+        let server = try publisher.serve()
+        let client = IntegrationClient("fork")
+        try client.must(["remote", "add", "main", server.url, "--trust", key.pub])
+        try client.must(["catalog"])
+        let accepted = try Data(contentsOf: URL(fileURLWithPath: client.homeDir.url("state/main/checkpoint")))
+        server.stop()
+
+        // The same address now serves the other history.
+        try move(publisher.publicDir, publisher.work.url("honest"))
+        try move(other, publisher.publicDir)
+        let forked = try publisher.serve(port: server.port)
+        defer { forked.stop() }
+        let before = client.snapshot
+        let r = try client.json(["catalog"])
+        #expect(r.status == 3)
+        let error = try #require(r.object["error"] as? [String: Any])
+        #expect(error["code"] as? String == "log-fork", "\(error)")
+        #expect((error["message"] as? String)?.contains("does not extend the accepted one of size 3") == true, "\(error)")
+        let after = client.snapshot
+        let added = Set(after.entries.keys).subtracting(before.entries.keys)
+        let files = added.filter { after.entries[$0] != "dir" }
+        #expect(files.count == 3 && added.allSatisfy { $0 == "forks" || $0.hasPrefix("forks/main-") }, "\(added)")
+        #expect(before.entries.allSatisfy { after.entries[$0.key] == $0.value }, "nothing but the evidence changed")
+        let served = try #require(files.first { $0.hasSuffix("/served-checkpoint") })
+        let folder = client.homeDir.url(String(served.dropLast("/served-checkpoint".count)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/accepted-checkpoint")) == accepted)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/served-checkpoint"))
+                == Data(contentsOf: URL(fileURLWithPath: "\(publisher.publicDir)/log/checkpoint")))
+    }
+
+    @Test func aLogThatVanishesOrLeavesTheCatalogOutIsRefusedAndATreeWithoutOneIsNot() throws {
+        let key = try publisher.keygen("catalog")
+        try publish("one", key: key)
+        // A tree published before logs existed: no log/ at all. Accepted.
+        try move("\(publisher.publicDir)/log", publisher.work.url("log-1"))
+        let server = try publisher.serve()
+        defer { server.stop() }
+        let client = IntegrationClient("vanish")
+        try client.must(["remote", "add", "main", server.url, "--trust", key.pub])
+        try client.must(["catalog"])
+        #expect(!FileManager.default.fileExists(atPath: client.homeDir.url("state/main/checkpoint")))
+
+        // With its log back and a new version, the client accepts and keeps a checkpoint.
+        try move(publisher.work.url("log-1"), "\(publisher.publicDir)/log")
+        try publish("two", key: key)
+        try client.must(["catalog"])
+        #expect(FileManager.default.fileExists(atPath: client.homeDir.url("state/main/checkpoint")))
+
+        // Version 3 served with the log of version 2: the catalog is not in it.
+        #expect(try ProcessRunner.run("/bin/cp", ["-a", "\(publisher.publicDir)/log", publisher.work.url("log-2")], timeout: 30).status == 0)
+        try publish("three", key: key)
+        try FileManager.default.removeItem(atPath: "\(publisher.publicDir)/log")
+        try move(publisher.work.url("log-2"), "\(publisher.publicDir)/log")
+        var before = client.snapshot
+        var r = try client.json(["catalog"])
+        #expect(r.status == 3 && (r.object["error"] as? [String: Any])?["code"] as? String == "log", "\(r.result.stdout)")
+        #expect(((r.object["error"] as? [String: Any])?["message"] as? String)?.contains("catalog harbor version 3 is not among the last") == true)
+        #expect(client.snapshot == before)
+
+        // The log gone after the client accepted one: refused, nothing written.
+        try FileManager.default.removeItem(atPath: "\(publisher.publicDir)/log")
+        before = client.snapshot
+        r = try client.json(["catalog"])
+        #expect(r.status == 3 && ((r.object["error"] as? [String: Any])?["message"] as? String)?.contains("serves no log/checkpoint now") == true,
+                "\(r.result.stdout)")
+        #expect(client.snapshot == before)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import CorpusFormat
+import CorpusTestSupport
+
+/// The split-view drill of docs/operations.md "What a fork report means", with real processes: a
+/// publisher holding the catalog key signs two different catalogs of the same version in two copies
+/// of its tree; `corpusd mirror` copies each, `corpusd serve` serves them, and each client is
+/// shown one. With a witness required, only the view the witness cosigned is accepted; without
+/// one, both are, and `corpus verify --log --against` shows the fork.
+@Suite struct LogSplitViewDrillTests {
+    let publisher = IntegrationPublisher(catalogID: "harbor")
+    let work = TempDirectory("split-view")
+
+    func corpusd(_ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(BuiltProducts.corpusd, arguments, environment: IntegrationClient.environment, timeout: 120)
+    }
+
+    func corpora(_ beta: String) -> [IntegrationPublisher.CorpusSpec] {
+        [.init(id: "alpha", version: "1.0.0", documents: ["a.md": "# Alpha\n\nThe harbor opens at dawn."]),
+         .init(id: "beta", version: "1.0.0", documents: ["b.md": "# Beta\n\n\(beta)"])]
+    }
+
+    /// Publishes version 1 to the tree, copies it, and publishes two different version 2s: the
+    /// honest one to the tree, the targeted one to the copy. Returns the copy's path.
+    func splitTrees(key: IntegrationPublisher.KeyPair) throws -> String {
+        try publisher.writeCatalog([.init(id: "alpha", version: "1.0.0", documents: ["a.md": "# Alpha\n\nThe harbor opens at dawn."])])
+        try publisher.mustPublish(key: key.secret)
+        let forked = work.url("forked")
+        let copy = try ProcessRunner.run("/bin/cp", ["-a", publisher.publicDir, forked], timeout: 60)
+        #expect(copy.status == 0, "\(copy.stderr)")
+        try publisher.writeCatalog(corpora("Ships leave on the evening tide."))
+        try publisher.mustPublish(key: key.secret)
+        try publisher.writeCatalog(corpora("Ships leave whenever the harbor master says."))
+        let targeted = try publisher.publish(key: key.secret, into: forked)
+        #expect(targeted.status == 0, "\(targeted.stderr)")
+        #expect(try publisher.pointerVersion() == 2 && publisher.pointerVersion(tree: forked) == 2)
+        return forked
+    }
+
+    func mirror(_ upstream: String, into name: String, trust: String) throws -> String {
+        let r = try corpusd(["mirror", upstream, "--out", work.url(name), "--trust", trust])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: work.url("\(name)/log/checkpoint")), "the mirror carries the log")
+        return work.url(name)
+    }
+
+    @Test func withOneWitnessRequiredOnlyTheCosignedViewIsAccepted() throws {
+        let key = try publisher.keygen("catalog"), witnessKey = try publisher.keygen("witness")
+        let forked = try splitTrees(key: key)
+        let honest = try publisher.serve(), targeted = try publisher.serve(tree: forked)
+        defer { honest.stop(); targeted.stop() }
+
+        // The witness follows the honest tree and cosigns it; the publisher merges the cosignature.
+        let state = work.url("witness")
+        let first = try corpusd(["witness", honest.url, "--key", witnessKey.secret, "--state", state, "--trust", key.pub])
+        #expect(first.status == 0 && first.stdout.contains("cosigned corpussync/harbor at tree size 3"), "\(first.stdout) \(first.stderr)")
+        let cosign = try corpusd(["cosign", publisher.publicDir, "\(state)/checkpoint", "--key", key.secret])
+        #expect(cosign.status == 0 && cosign.stdout.contains("added 1 cosignature(s)"), "\(cosign.stdout) \(cosign.stderr)")
+        // Asked to cosign the targeted view, it refuses, says so, and keeps both notes.
+        let refused = try corpusd(["witness", targeted.url, "--key", witnessKey.secret, "--state", state, "--json"])
+        #expect(refused.status == 3 && refused.stdout.contains(#""code":"log-fork""#) && refused.stdout.contains("refused to cosign"), "\(refused.stdout)")
+        let witnessForks = try FileManager.default.contentsOfDirectory(atPath: "\(state)/forks")
+        #expect(witnessForks.count == 1)
+
+        let m1 = try mirror(honest.url, into: "m1", trust: key.pub), m2 = try mirror(targeted.url, into: "m2", trust: key.pub)
+        let s1 = try publisher.serve(tree: m1), s2 = try publisher.serve(tree: m2)
+        defer { s1.stop(); s2.stop() }
+
+        let a = IntegrationClient("a"), b = IntegrationClient("b")
+        let vkey = "\(state)/witness.vkey"
+        try a.must(["remote", "add", "main", s1.url, "--trust", key.pub, "--witness", vkey, "--witness-threshold", "1"])
+        try b.must(["remote", "add", "main", s2.url, "--trust", key.pub, "--witness", vkey])
+        let accepted = try a.json(["catalog"])
+        #expect(accepted.status == 0, "\(accepted.result.stderr)")
+
+        let before = b.snapshot
+        let refusal = try b.json(["catalog"])
+        #expect(refusal.status == 3)
+        let error = try #require(refusal.object["error"] as? [String: Any])
+        #expect(error["code"] as? String == "log")
+        #expect((error["message"] as? String)?.contains("carries 0 of the 1 witness cosignature(s)") == true, "\(error)")
+        // The one thing written: the served checkpoint, byte for byte.
+        let added = Set(b.snapshot.entries.keys).subtracting(before.entries.keys)
+        let files = added.filter { b.snapshot.entries[$0] != "dir" }
+        #expect(files.count == 2 && added.allSatisfy { $0 == "forks" || $0.hasPrefix("forks/main-") }, "\(added)")
+        #expect(before.entries.allSatisfy { b.snapshot.entries[$0.key] == $0.value })
+        let kept = try #require(files.first { $0.hasSuffix("/served-checkpoint") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: b.homeDir.url(kept))) == Data(contentsOf: URL(fileURLWithPath: "\(m2)/log/checkpoint")))
+    }
+
+    @Test func withoutWitnessesComparingCheckpointsShowsTheFork() throws {
+        let key = try publisher.keygen("catalog")
+        let forked = try splitTrees(key: key)
+        let honest = try publisher.serve(), targeted = try publisher.serve(tree: forked)
+        defer { honest.stop(); targeted.stop() }
+        let m1 = try mirror(honest.url, into: "m1", trust: key.pub), m2 = try mirror(targeted.url, into: "m2", trust: key.pub)
+        let s1 = try publisher.serve(tree: m1), s2 = try publisher.serve(tree: m2)
+        defer { s1.stop(); s2.stop() }
+
+        let a = IntegrationClient("a"), b = IntegrationClient("b")
+        try a.must(["remote", "add", "main", s1.url, "--trust", key.pub])
+        try b.must(["remote", "add", "main", s2.url, "--trust", key.pub])
+        try a.must(["install", "beta"])
+        try b.must(["install", "beta"])
+        // Each view alone holds up, offline, with the proof kept beside the installed corpus.
+        for client in [a, b] {
+            let own = try client.json(["verify", "--log"])
+            #expect(own.status == 0, "\(own.result.stdout) \(own.result.stderr)")
+            let entries = try #require(own.object["log"] as? [[String: Any]])
+            #expect(entries.count == 2 && entries.allSatisfy { $0["ok"] as? Bool == true }, "\(entries)")
+            let proof = client.homeDir.url("corpora/main/beta/log-inclusion-1.0.0")
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: proof)[.size] as? Int)
+            #expect(size < 1024, "the kept proof has \(size) bytes")
+        }
+        // Compared, the two checkpoints (same size, both signed by the log key) are a fork.
+        let compared = try b.json(["verify", "--log", "--against", a.homeDir.url("state/main/checkpoint")])
+        #expect(compared.status == 3, "\(compared.result.stdout)")
+        let fork = try #require((compared.object["log"] as? [[String: Any]])?.first { $0["against"] != nil })
+        #expect((fork["error"] as? [String: Any])?["code"] as? String == "log-fork", "\(fork)")
+        // The same checkpoint compared with itself is no fork.
+        let same = try a.json(["verify", "--log", "--against", a.homeDir.url("state/main/checkpoint")])
+        #expect(same.status == 0, "\(same.result.stdout)")
+    }
+}
