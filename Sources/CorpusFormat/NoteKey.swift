@@ -49,7 +49,8 @@ public enum NoteKeyName {
 
     /// Parses a vkey of a type this package verifies: Ed25519 (0x01) or an Ed25519 cosignature (0x04).
     public static func verifier(vkey: String) throws -> any NoteVerifier {
-        let parts = vkey.split(separator: "+", omittingEmptySubsequences: false)
+        // A name holds no '+', but base64 may: only the first two are separators.
+        let parts = vkey.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[1].utf8.count == 8, let id = UInt32(parts[1], radix: 16), parts[1] == parts[1].lowercased(),
               let decoded = Data(base64Encoded: String(parts[2])), decoded.count == 1 + Ed25519.publicKeySize else {
             throw TransparencyLogError.malformedKey(reason: "not a verifier key <name>+<8 hex digits>+<base64 of type and a 32-byte key>")

@@ -9,8 +9,9 @@ import CorpusTestSupport
 @Suite struct LogRefusalCLITests {
     let publisher = IntegrationPublisher(catalogID: "harbor")
 
-    func publish(_ text: String, key: IntegrationPublisher.KeyPair, into tree: String? = nil) throws {
-        try publisher.writeCatalog([.init(id: "alpha", version: "1.0.0", documents: ["a.md": "# Alpha\n\n\(text)"])])
+    /// Publishes corpus alpha at `version` holding `text` (a new text needs a new version).
+    func publish(_ text: String, version: Int, key: IntegrationPublisher.KeyPair, into tree: String? = nil) throws {
+        try publisher.writeCatalog([.init(id: "alpha", version: "\(version)", documents: ["a.md": "# Alpha\n\n\(text)"])])
         let r = try publisher.publish(key: key.secret, into: tree)
         #expect(r.status == 0, "\(r.stderr)")
     }
@@ -21,13 +22,13 @@ import CorpusTestSupport
 
     @Test func aCheckpointThatDoesNotExtendTheAcceptedOneIsAForkWithEvidence() throws {
         let key = try publisher.keygen("catalog")
-        try publish("one", key: key)
+        try publish("one", version: 1, key: key)
         let other = publisher.work.url("other")
         #expect(try ProcessRunner.run("/bin/cp", ["-a", publisher.publicDir, other], timeout: 30).status == 0)
-        try publish("two", key: key)
+        try publish("two", version: 2, key: key)
         // The copy gets another version 2 and a version 3: its log is longer, and not an extension.
-        try publish("two, otherwise", key: key, into: other)
-        try publish("three", key: key, into: other)
+        try publish("two, otherwise", version: 2, key: key, into: other)
+        try publish("three", version: 3, key: key, into: other)
         let server = try publisher.serve()
         let client = IntegrationClient("fork")
         try client.must(["remote", "add", "main", server.url, "--trust", key.pub])
@@ -60,7 +61,7 @@ import CorpusTestSupport
 
     @Test func aLogThatVanishesOrLeavesTheCatalogOutIsRefusedAndATreeWithoutOneIsNot() throws {
         let key = try publisher.keygen("catalog")
-        try publish("one", key: key)
+        try publish("one", version: 1, key: key)
         // A tree published before logs existed: no log/ at all. Accepted.
         try move("\(publisher.publicDir)/log", publisher.work.url("log-1"))
         let server = try publisher.serve()
@@ -72,13 +73,13 @@ import CorpusTestSupport
 
         // With its log back and a new version, the client accepts and keeps a checkpoint.
         try move(publisher.work.url("log-1"), "\(publisher.publicDir)/log")
-        try publish("two", key: key)
+        try publish("two", version: 2, key: key)
         try client.must(["catalog"])
         #expect(FileManager.default.fileExists(atPath: client.homeDir.url("state/main/checkpoint")))
 
         // Version 3 served with the log of version 2: the catalog is not in it.
         #expect(try ProcessRunner.run("/bin/cp", ["-a", "\(publisher.publicDir)/log", publisher.work.url("log-2")], timeout: 30).status == 0)
-        try publish("three", key: key)
+        try publish("three", version: 3, key: key)
         try FileManager.default.removeItem(atPath: "\(publisher.publicDir)/log")
         try move(publisher.work.url("log-2"), "\(publisher.publicDir)/log")
         var before = client.snapshot
