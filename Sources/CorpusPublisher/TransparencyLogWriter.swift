@@ -24,11 +24,15 @@ public struct TransparencyLogWriter {
     public let folder: LogFolder
     public let origin: String
     private let signer: Ed25519NoteSigner
+    /// Earlier log keys (before a key rotation) whose checkpoints the writer extends.
+    private let earlier: [any NoteVerifier]
 
     /// - Parameters:
     ///   - origin: the checkpoint's first line (docs/format.md: `<host>/<path of the log>`).
     ///   - signer: the log key; its key name is the origin, as tlog-checkpoint recommends.
-    public init(folder: String, origin: String, signer: Ed25519NoteSigner) throws {
+    ///   - earlier: verifiers of the log keys that signed before this one (a rotated catalog key):
+    ///     a checkpoint signed by one of them is extended and then signed with `signer`.
+    public init(folder: String, origin: String, signer: Ed25519NoteSigner, earlier: [any NoteVerifier] = []) throws {
         guard signer.keyName == origin else {
             throw TransparencyLogError.malformedKey(reason: "the log key's name must be the log's origin \(TerminalText.sanitizeLine(origin))")
         }
@@ -36,12 +40,13 @@ public struct TransparencyLogWriter {
         self.folder = LogFolder(path: folder)
         self.origin = origin
         self.signer = signer
+        self.earlier = earlier
     }
 
     /// The log's current checkpoint, verified with the log key; nil for a log not started yet.
     public func checkpoint() throws -> Checkpoint? {
         guard let bytes = try folder.checkpointBytes() else { return nil }
-        return try Checkpoint.open(bytes, origin: origin, verifiers: [signer.verifier]).checkpoint
+        return try Checkpoint.open(bytes, origin: origin, verifiers: [signer.verifier] + earlier).checkpoint
     }
 
     /// Appends `leaves` (each at most 65535 bytes) in order and signs the new checkpoint. With no

@@ -14,7 +14,12 @@ enum TreeLogAppender {
     /// client that sees the new pointer finds its catalog's leaf in the log.
     static func append(tree: String, catalog: Catalog, catalogBytes: Data, key: SecretKey) throws -> TransparencyLogWriter.Appended {
         let origin = TreeLog.origin(catalogID: catalog.id)
-        let writer = try TransparencyLogWriter(folder: "\(tree)/\(TreeLog.folder)", origin: origin, signer: key.noteSigner(keyName: origin))
+        // After a key rotation the last checkpoint is the previous key's: every catalog key the
+        // tree's root chain ever listed may have signed it.
+        let earlier = try Set(RootKeyChain.load(tree: tree).roots.flatMap { $0.keys(for: .catalog) }).filter { $0 != key.publicKey }
+            .map { try $0.noteVerifier(keyName: origin) as any NoteVerifier }
+        let writer = try TransparencyLogWriter(folder: "\(tree)/\(TreeLog.folder)", origin: origin, signer: key.noteSigner(keyName: origin),
+                                               earlier: earlier)
         let started = try writer.checkpoint() != nil
         var firstRoot = 1
         if started, let previous = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: catalog.version - 1))"),

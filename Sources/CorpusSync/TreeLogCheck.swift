@@ -27,7 +27,7 @@ struct TreeLogCheck: Sendable {
         guard let catalogBytes = try pending.accepted?.bytes ?? CatalogState(home: home).accepted(remote.name)?.bytes else { return pending }
         let catalog = pending.update.catalog
         let state = LogState(home: home)
-        let held = try state.acceptedCheckpoint(remote.name)
+        var held = try state.acceptedCheckpoint(remote.name)
         let witnesses = try remote.witnessRequirement()
         let log = RemoteLog(client: client, source: source)
 
@@ -39,12 +39,16 @@ struct TreeLogCheck: Sendable {
             return pending
         }
         let origin = TreeLog.origin(catalogID: catalog.id)
+        let verifiers = try pending.root.catalogKeys.map { try $0.noteVerifier(keyName: origin) as any NoteVerifier }
         let checkpoint: Checkpoint, note: SignedNote
         do {
-            (checkpoint, note) = try Checkpoint.open(served, origin: origin, verifiers: try pending.root.catalogKeys.map { try $0.noteVerifier(keyName: origin) })
+            (checkpoint, note) = try Checkpoint.open(served, origin: origin, verifiers: verifiers)
         } catch let e as TransparencyLogError {
             throw SyncError.logRefused(reason: "\(TreeLog.checkpoint): \(e)")
         }
+        // A checkpoint signed by a key the newest root no longer lists (stolen online keys, since
+        // rotated) sets no floor, as a catalog it signed sets none (TUF fast-forward recovery).
+        if let h = held, (try? Checkpoint.open(h.note, origin: origin, verifiers: verifiers)) == nil { held = nil }
         if let witnesses {
             let have = try Self.cosignatures(note, witnesses)
             if have < witnesses.threshold {
