@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "CorpusObjectStoreTests", dependencies: ["CorpusObjectStore", "CorpusFormat", "CorpusTestSupport"]),
         .testTarget(name: "CorpusCLITests", dependencies: ["CorpusCLIKit", "CorpusClientCLI", "CorpusServerCLI", "CorpusFormat", "CorpusEngine",
                                                            "CorpusSync", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusTestSupport", "CorpusObjectStore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["CorpusFormat", "CorpusPublisher", "CorpusTestSupport"]),
         // docs/library.md's example, compiled against what an app links.
         .testTarget(name: "LibraryExampleTests", dependencies: ["CorpusSync", "CorpusEngine", "CorpusFormat", "CorpusTestSupport"]),
     ],

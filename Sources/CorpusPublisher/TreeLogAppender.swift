@@ -9,10 +9,12 @@ import Foundation
 /// Root versions are logged by the first catalog publish that follows them (`corpusd root publish`
 /// holds no online key to sign a checkpoint with): a log not started yet gets every root version
 /// of the tree, an existing one those newer than the root the previous catalog was signed under.
-enum TreeLogAppender {
+public enum TreeLogAppender {
     /// Called between writing the signed catalog and the freshness document and pointer, so a
-    /// client that sees the new pointer finds its catalog's leaf in the log.
-    static func append(tree: String, catalog: Catalog, catalogBytes: Data, key: SecretKey) throws -> TransparencyLogWriter.Appended {
+    /// client that sees the new pointer finds its catalog's leaf in the log. (Also for a catalog
+    /// signed by hand, which a publisher's log must hold like any other.)
+    @discardableResult
+    public static func append(tree: String, catalog: Catalog, catalogBytes: Data, key: SecretKey) throws -> TransparencyLogWriter.Appended {
         let origin = TreeLog.origin(catalogID: catalog.id)
         // After a key rotation the last checkpoint is the previous key's: every catalog key the
         // tree's root chain ever listed may have signed it.

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 import CorpusFormat
+import CorpusPublisher
 import CorpusTestSupport
 
 /// A tree published twice by the real `corpusd publish`, so that catalog 2 offers `tides` 2 with a
@@ -77,6 +78,8 @@ final class DeltaFixture: @unchecked Sendable {
         let signature = try rootKey.sign(bytes, trustedComment: c.trustedComment)
         try bytes.write(to: URL(fileURLWithPath: catalogPath))
         try Data(signature.fileText.utf8).write(to: URL(fileURLWithPath: catalogPath + TreeLayout.signatureSuffix))
+        // Every document the publisher signs is a leaf of its log: the re-signed catalog too.
+        try TreeLogAppender.append(tree: tree.publicDir, catalog: c, catalogBytes: bytes, key: try rootKey)
         // The timestamp names the catalog by its SHA-256: a publisher signs a new one too.
         let stamp = try ProcessRunner.run(BuiltProducts.corpusd, ["timestamp", tree.publicDir, "--key", tree.rootKey])
         try #require(stamp.status == 0, "\(stamp.stderr)")
