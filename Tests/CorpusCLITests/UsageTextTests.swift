@@ -31,13 +31,13 @@ import CorpusCLIKit
     }
 
     static let lines: [UsageLine] = [
-        UsageLine(parser: ClientProgram.parser, command: ["remote", "add"], usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB"),
+        UsageLine(parser: ClientProgram.parser, command: ["remote", "add"], usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]"),
         UsageLine(parser: ClientProgram.parser, command: ["catalog"], usage: "[QUERY] [--language L] [--access free|entitled]"),
         UsageLine(parser: ClientProgram.parser, command: ["install"], usage: "ID[@VERSION]..."),
         UsageLine(parser: ClientProgram.parser, command: ["import"], usage: "FILE.corpus.zip [--trust PUB]..."),
         UsageLine(parser: ClientProgram.parser, command: ["sync"], usage: "[--wanted FILE] [--prune]"),
         UsageLine(parser: ClientProgram.parser, command: ["search"], usage: "QUERY [--corpus ID]... [-k N] [--lexical-only] [--remote NAME] [--exact] [--since TIME] [--until TIME] [--budget TOKENS] [--extract]"),
-        UsageLine(parser: ClientProgram.parser, command: ["verify"], usage: "[ID]"),
+        UsageLine(parser: ClientProgram.parser, command: ["verify"], usage: "[ID] [--log] [--against CHECKPOINT]"),
         UsageLine(parser: ClientProgram.parser, command: ["list"], usage: ""),
         UsageLine(parser: ServerProgram.parser, command: ["keygen"], usage: "--out DIR [--name NAME] [--force]"),
         UsageLine(parser: ServerProgram.parser, command: ["build"], usage: "SOURCE --id ID --version V [--title T] [--description D] [--language L] [--license L] [--from corpuskit|knowledgepress|lumen] [--embedder ID] [--model DIR] [--index bundle|install] --key KEY --out FILE.corpus.zip"),
@@ -78,17 +78,19 @@ import CorpusCLIKit
     @Test func commandHelpText() throws {
         let spec = try #require(ClientProgram.parser.commands.first { $0.path == ["remote", "add"] })
         #expect(ClientProgram.parser.usage(of: spec, program: "corpus") == """
-            usage: corpus remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB
+            usage: corpus remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]
                 add a catalog and pin its root key
 
             options:
               --mirror URL (repeatable)  a mirror of the catalog's tree (untrusted)
               --storage ORIGIN (repeatable)  an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there
               --trust ROOT.json|PUB  the catalog's root: a root document (keys/root-N.json) or its root public key (minisign .pub file)
+              --witness PUB (repeatable)  a witness whose cosignature the catalog's log must carry: its key (name+keyid+base64, as corpusd witness prints it) or a file holding it
+              --witness-threshold K (1-100)  how many of the --witness keys must cosign (default: all)
 
             """)
         let help = ClientProgram.parser.help(program: "corpus")
-        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB\n      add a catalog and pin its root key\n  remote list\n"))
+        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]\n      add a catalog and pin its root key\n  remote list\n"))
         #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --help, -h  show this help\n"))
     }
 }
