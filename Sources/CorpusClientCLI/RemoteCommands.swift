@@ -9,15 +9,18 @@ struct RemoteAddCommand: ClientCommand {
     static let mirror = Option.repeatable("--mirror", "URL", "a mirror of the catalog's tree (untrusted)")
     static let storage = Option.repeatable("--storage", "ORIGIN", "an object store (scheme://host[:port]) the origin may redirect downloads to; the token is never sent there")
     static let trust = Option.path("--trust", "ROOT.json|PUB", "the catalog's root: a root document (keys/root-N.json) or its root public key (minisign .pub file)").required()
+    static let channel = Option.text("--channel", "NAME", "follow channel NAME besides stable (e.g. beta): the newest version across both is offered")
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
-                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust])
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust, channel])
 
     let context: ClientContext
 
     func run() throws -> Int32 {
         let name = cmd.positionals[0], url = cmd.positionals[1]
         let anchor = try Self.anchor(cmd.required(Self.trust))
-        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), anchor: anchor)
+        let channel = try Remote.channelSetting(cmd.value(Self.channel))
+        let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage),
+                                          anchor: anchor, channel: channel)
         let root = try remote.pinnedRoot()
         let keyID = try remote.pinnedKey().keyID
         let pinned = remote.rootDocument == nil ? "pinned key \(keyID)"
@@ -26,7 +29,8 @@ struct RemoteAddCommand: ClientCommand {
             console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: keyID.description)))
         } else {
             console.info("added \(remote.name) → \(remote.url), \(pinned)" +
-                         (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))"))
+                         (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))") +
+                         (remote.channel.map { ", following channel \($0) and stable" } ?? ""))
             console.info("next: corpus catalog")
         }
         return 0

@@ -61,15 +61,15 @@ struct CatalogRefresher: Sendable {
         return PendingCatalogs(all: out)
     }
 
-    /// What the accepted catalogs of `remotes` offer, without network.
-    static func offered(home: HomeLayout, remotes: [Remote]) throws -> [OfferedCorpus] {
+    /// What the accepted catalogs of `remotes` offer this client, without network.
+    static func offered(home: HomeLayout, remotes: [Remote]) throws -> CatalogOffers {
         let state = CatalogState(home: home)
-        var out: [OfferedCorpus] = []
+        var catalogs: [(remote: Remote, catalog: Catalog)] = []
         for remote in remotes {
             guard let accepted = try state.accepted(remote.name) else { continue }
-            out += accepted.catalog.corpora.map { OfferedCorpus(remote: remote.name, entry: $0) }
+            catalogs.append((remote, accepted.catalog))
         }
-        return out
+        return try CatalogOffers.select(catalogs, home: home)
     }
 }
 
@@ -88,9 +88,15 @@ extension CorpusClient {
 struct PendingCatalogs: Sendable {
     let all: [CatalogFetcher.Pending]
 
-    /// Every corpus they offer, with its remote.
-    var offered: [OfferedCorpus] {
+    /// Every entry they list, with its remote, whatever its channel or rollout: a damaged install
+    /// is fetched again at exactly its version from here.
+    var listed: [OfferedCorpus] {
         all.flatMap { p in p.update.catalog.corpora.map { OfferedCorpus(remote: p.remote.name, entry: $0) } }
+    }
+
+    /// What they offer this client (`CatalogOffers.select`); `waitsForRollout` false for `install --now`.
+    func offers(home: HomeLayout, waitsForRollout: Bool = true) throws -> CatalogOffers {
+        try CatalogOffers.select(all.map { ($0.remote, $0.update.catalog) }, home: home, waitsForRollout: waitsForRollout)
     }
 
     /// The catalog keys of each remote's newest root: the keys its bundles, deltas and model

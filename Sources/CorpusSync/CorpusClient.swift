@@ -40,8 +40,10 @@ public struct CorpusClient: Sendable {
 
     /// Adds a remote pinned to `trust`: a single root key, or a root document (the way TUF clients
     /// ship their initial root).
-    public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], anchor trust: TrustAnchor) throws -> Remote {
-        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust)
+    /// `channel`: the channel followed besides `stable` (`Remote.channelSetting`), nil for stable only.
+    public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], anchor trust: TrustAnchor,
+                          channel: String? = nil) throws -> Remote {
+        try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust, channel: channel)
     }
 
     public func removeRemote(name: String) throws {
@@ -54,9 +56,16 @@ public struct CorpusClient: Sendable {
         return try await CatalogRefresher(self, remotes: remotes, http: HTTPClient(configuration: httpConfiguration)).refreshAll()
     }
 
-    /// What the accepted catalogs offer, without network.
+    /// What the accepted catalogs offer this client (its channels, its rollout buckets), without network.
     public func offered() throws -> [OfferedCorpus] {
-        try CatalogRefresher.offered(home: home, remotes: try config().remotes)
+        try CatalogRefresher.offered(home: home, remotes: try config().remotes).offered
+    }
+
+    /// The channel every remote follows from now on besides `stable` (`sync --channel`); `stable` or nil: `stable` only.
+    public func follow(channel: String?) throws {
+        var config = try config()
+        for i in config.remotes.indices { config.remotes[i].channel = try Remote.channelSetting(channel) }
+        try config.save(home)
     }
 
     public func installed() -> [InstalledVersion] { home.installed() }
@@ -66,12 +75,18 @@ public struct CorpusClient: Sendable {
     /// Installs the named corpora: refreshes catalogs, plans (import limit before any download), then
     /// carries out each action, attempting every one. A catalog that could not be refreshed is
     /// worked from as accepted earlier and named in the report's `unrefreshed`.
-    public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
+    ///
+    /// `waitsForRollout` false (`install --now`) installs a version whose rollout has not reached
+    /// this client yet; naming the version (`ID@VERSION`) does the same for that version.
+    public func install(_ wanted: [WantedCorpus], waitsForRollout: Bool = true,
+                        progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
-        let plan = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
-            .planInstall(wanted)
+        let offers = try catalogs.offers(home: home, waitsForRollout: waitsForRollout)
+        var planner = SyncPlanner(offered: offers.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        planner.heldBack = offers.heldBack
+        let plan = planner.planInstall(wanted)
         let outcomes = try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(plan)
         return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed)
     }
@@ -85,14 +100,16 @@ public struct CorpusClient: Sendable {
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
-        var planner = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        let offers = try catalogs.offers(home: home)
+        var planner = SyncPlanner(offered: offers.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        planner.heldBack = offers.heldBack
         planner.revoked = catalogs.revokedInstalls(operation.installedRecords, home: home)
         if let wanted {
             let unknown = planner.unresolved(wanted, remotes: catalogs.remoteNames)
             guard unknown.isEmpty else { throw SyncError.wantedNotOffered(entries: unknown) }
         }
         let outcomes = try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(planner.planSync(wanted: wanted, prune: prune))
-        return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed)
+        return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed, keptNewer: wanted == nil ? planner.keptNewer : [])
     }
 
     /// Installs a local bundle under the `local` remote, verified against the trusted root keys of

@@ -21,9 +21,11 @@ public struct Remote: Codable, Hashable, Sendable {
     /// token to, such as the object store behind a gate-only `corpusd serve`. The redirect is
     /// followed without the token; to any other host it is refused.
     public var storage: [String]
+    /// The channel followed besides `stable` (`remote add --channel`, `sync --channel`); nil: `stable` only.
+    public var channel: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, url, mirrors, storage
+        case name, url, mirrors, storage, channel
         case rootKey = "root_key"
         case rootVersion = "root_version"
         case rootDocument = "root_document"
@@ -39,6 +41,7 @@ public struct Remote: Codable, Hashable, Sendable {
         // Absent in configurations written before storage origins existed.
         storage = try c.decodeIfPresent([String].self, forKey: .storage) ?? []
         rootDocument = try c.decodeIfPresent(String.self, forKey: .rootDocument)
+        channel = try c.decodeIfPresent(String.self, forKey: .channel)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -51,6 +54,7 @@ public struct Remote: Codable, Hashable, Sendable {
         // Written only when set, so a configuration without storage origins keeps its bytes.
         if !storage.isEmpty { try c.encode(storage, forKey: .storage) }
         try c.encodeIfPresent(rootDocument, forKey: .rootDocument)
+        try c.encodeIfPresent(channel, forKey: .channel)
     }
 
     public init(name: String, url: String, mirrors: [String] = [], storage: [String] = [], rootKey: PublicKey, rootVersion: Int = 1) throws {
@@ -84,6 +88,16 @@ public struct Remote: Codable, Hashable, Sendable {
         self.storage = origins
         self.rootKey = rootKey.base64
         self.rootVersion = rootVersion
+    }
+
+    /// What `channel` stores for a channel a user names: nil for `stable` (followed always), the
+    /// name otherwise; a name that is not a valid id is refused as a usage mistake.
+    public static func channelSetting(_ name: String?) throws -> String? {
+        guard let name, name != ChannelRules.defaultChannel else { return nil }
+        guard Identifier.isValid(name) else {
+            throw SyncError.invalidRemote(reason: "channel \(name.debugDescription) is not a valid channel name (letters, digits, '-', '_', '.')")
+        }
+        return name
     }
 
     /// The canonical spelling of a storage origin (`http://host:port`), nil when `url` is none.

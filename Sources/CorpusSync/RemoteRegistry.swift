@@ -15,7 +15,7 @@ struct RemoteRegistry: Sendable {
 
     /// Pins a catalog's root key. Re-adding a remote with the key it has already (to change its
     /// URL or mirrors) is fine; another key is refused, as re-pinning needs `remote remove` first.
-    func add(name: String, url: String, mirrors: [String], storage: [String] = [], trust: TrustAnchor) throws -> Remote {
+    func add(name: String, url: String, mirrors: [String], storage: [String] = [], trust: TrustAnchor, channel: String? = nil) throws -> Remote {
         var remote: Remote
         switch trust {
         case let .key(key):
@@ -28,6 +28,7 @@ struct RemoteRegistry: Sendable {
             remote = try Remote(name: name, url: url, mirrors: mirrors, storage: storage, rootKey: first)
             try remote.pin(rootDocument: json)
         }
+        remote.channel = channel
         guard name != HomeLayout.localRemote else { throw SyncError.reservedRemoteName(name) }
         var config = try ClientConfig.load(home)
         if let existing = config.remote(named: name), existing.rootKey != remote.rootKey || existing.rootDocument != remote.rootDocument {
