@@ -15,7 +15,7 @@ struct InstallCommand: ClientCommand {
 
     func run() async throws -> Int32 {
         let wanted = try cmd.positionals.map(Self.wanted)
-        let progress = ProgressRenderer(console: console)
+        let progress = ProgressRenderer(console: console, limit: client.httpConfiguration.rateLimit)
         let outcomes = try await client.install(wanted, waitsForRollout: !cmd.has(Self.now), progress: progress.handler)
         progress.finish()
         return report(outcomes, verb: "install")

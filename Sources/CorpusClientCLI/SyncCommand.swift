@@ -33,7 +33,7 @@ struct SyncCommand: ClientCommand {
                                            command: "sync \(Self.prune.name)")
         }
         if let channel = cmd.value(Self.channel) { try client.follow(channel: channel) }
-        let progress = ProgressRenderer(console: console)
+        let progress = ProgressRenderer(console: console, limit: client.httpConfiguration.rateLimit)
         let outcomes = try await client.sync(wanted: wanted, prune: cmd.has(Self.prune), progress: progress.handler)
         progress.finish()
         return report(outcomes, verb: "sync")

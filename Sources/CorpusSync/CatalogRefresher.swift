@@ -50,7 +50,7 @@ struct CatalogRefresher: Sendable {
                 guard e.category == .network, let accepted = try CatalogState(home: home).accepted(remote.name),
                       let expiry = accepted.catalog.expiryDate, expiry > Date() else { throw e }
                 // Worked from, and said so: the caller reports it and a script sees exit 5, never "up to date".
-                let fetched = (try? FileManager.default.attributesOfItem(atPath: home.acceptedCatalog(remote.name)))?[.modificationDate] as? Date
+                let fetched = CatalogState(home: home).fetched(remote.name)
                 out.append(CatalogFetcher.Pending(remote: remote, update: .unchanged(accepted.catalog),
                                                   root: try TrustStore(home: home).currentRoot(for: remote),
                                                   links: [], accepted: nil, fetch: nil,

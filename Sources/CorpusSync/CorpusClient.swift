@@ -50,9 +50,15 @@ public struct CorpusClient: Sendable {
         try RemoteRegistry(home: home).remove(name: name)
     }
 
-    /// Refreshes and persists every remote's catalog (one conditional request each when nothing changed).
+    /// True in offline mode (`HTTPClientConfiguration.offline`): nothing is sent; catalogs are the ones accepted earlier.
+    public var offline: Bool { httpConfiguration.offline }
+
+    /// Refreshes and persists every remote's catalog (one conditional request each when nothing
+    /// changed). In offline mode nothing is sent: each remote's result is `SyncError.offline`, and
+    /// the catalog accepted earlier (`acceptedCatalogAge`) is what is offered.
     public func refreshCatalogs() async throws -> [CatalogRefresh] {
         let remotes = try RemoteRegistry.required(config().remotes)
+        if offline { return remotes.map { .init(remote: $0, result: .failure(.offline(action: "refreshing catalog \($0.name)"))) } }
         return try await CatalogRefresher(self, remotes: remotes, http: HTTPClient(configuration: httpConfiguration)).refreshAll()
     }
 
@@ -80,6 +86,7 @@ public struct CorpusClient: Sendable {
     /// this client yet; naming the version (`ID@VERSION`) does the same for that version.
     public func install(_ wanted: [WantedCorpus], waitsForRollout: Bool = true,
                         progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
+        guard !offline else { throw SyncError.offline(action: "install") }
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
@@ -97,6 +104,7 @@ public struct CorpusClient: Sendable {
     /// unknown catalog, an ambiguous name) is refused whole (`wantedNotOffered`) before anything is
     /// installed or removed: with `prune`, a typo would otherwise remove the corpus it misspells.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
+        guard !offline else { throw SyncError.offline(action: "sync") }
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")

@@ -51,6 +51,9 @@ public enum SyncError: Error, Equatable, Sendable {
 
     // Network (exit 5): every source and retry failed; `last` is the last transport failure.
     case network(after: Int, last: TransportError)
+    /// Offline mode is on (`--offline`, `CORPUS_OFFLINE=1`) and `action` needs the network: refused
+    /// before any request, with nothing sent (exit 5).
+    case offline(action: String)
     /// Every source answered 404 (exit 6).
     case notFound(file: String)
     /// A wanted-file names ids, versions or catalogs the catalogs do not offer (each entry says
@@ -109,7 +112,7 @@ public enum SyncError: Error, Equatable, Sendable {
              .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch,
              .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat:
             return .verification
-        case .network: return .network
+        case .network, .offline: return .network
         case .notFound, .notInstalled, .wantedNotOffered: return .notFound
         case .entitlementRequired, .entitlementDenied, .importLimit: return .entitlement
         case .lockHeld: return .localIO
@@ -137,6 +140,7 @@ public enum SyncError: Error, Equatable, Sendable {
         case .entitlementRequired, .entitlementDenied: return "entitlement"
         case .importLimit: return "import-limit"
         case .network: return "network"
+        case .offline: return "offline"
         case .insufficientSpace: return "disk-full"
         case .io where isOutOfSpace: return "disk-full"
         case .io: return "io"

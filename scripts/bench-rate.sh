@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Bandwidth cap: `corpus --limit-rate 2M install` of a corpus whose bundle is 20 MiB, served by
+# `corpusd serve` on loopback (which alone moves it in well under a second). With the cap the
+# install must take 20 MiB / 2 MiB/s = 10 s, within 10 % (docs/client.md "Bandwidth limit").
+# Also reported: the same install uncapped, and the rate the capped one averaged. The corpus and
+# its tree are built once under .bench/rate; each run uses a fresh --home.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+
+bin="$(scripts/release-products.sh corpus corpusd)"
+work=.bench/rate
+target=$((20 * 1024 * 1024))
+
+bundle_size() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(c["corpora"][0]["bundle"]["size"])' "$1"; }
+
+if [ ! -f "$work/public/catalog.json" ]; then
+  rm -rf "$work"
+  mkdir -p "$work/catalog/docs" "$work/keys"
+  # Text that deflate cannot shrink much and FTS indexes cheaply: one long token per line.
+  python3 - "$work/catalog/docs" <<'PY'
+import base64, os, sys
+folder = sys.argv[1]
+for i in range(40):
+    lines = [base64.b64encode(os.urandom(57)).decode() for _ in range(9000)]
+    with open(f"{folder}/part-{i:02d}.txt", "w") as f:
+        f.write(f"Part {i}\n\n" + "\n".join(lines) + "\n")
+PY
+  cat > "$work/catalog/catalog.json" <<'JSON'
+{"id": "bench-rate", "title": "Bandwidth cap bench", "corpora": [
+  {"id": "noise", "version": "1", "title": "Noise", "source": "docs", "access": "free", "index": "bundle"}]}
+JSON
+  "$bin/corpusd" keygen --out "$work/keys" --name bench >/dev/null
+  "$bin/corpusd" publish "$work/catalog" --out "$work/public" --key "$work/keys/bench.key" >/dev/null
+fi
+size=$(bundle_size "$work/public/catalogs/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$work/public/catalog.json").json")
+echo "bundle: $size bytes ($(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1048576 }') MiB)"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin/corpusd" serve "$work/public" --listen "127.0.0.1:$port" 2>/dev/null &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/catalog.json" >/dev/null && break; sleep 0.1; done
+
+run() { # run LABEL [corpus flags...]: a fresh home, remote add, timed install; prints seconds
+  local home; home=$(mktemp -d)
+  "$bin/corpus" --home "$home" remote add bench "http://127.0.0.1:$port" --trust "$work/keys/bench.pub" >/dev/null
+  local start end
+  start=$(date +%s.%N)
+  "$bin/corpus" --home "$home" "$@" install noise >/dev/null
+  end=$(date +%s.%N)
+  rm -rf "$home"
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }'
+}
+
+uncapped=$(run)
+capped=$(run --limit-rate 2M)
+expected=$(awk -v s="$size" 'BEGIN { printf "%.2f", s / (2 * 1048576) }')
+echo "uncapped ${uncapped}s, capped ${capped}s, expected ${expected}s for $size bytes at 2 MiB/s"
+awk -v c="$capped" -v x="$expected" -v u="$uncapped" -v s="$size" 'BEGIN {
+  printf "RESULT\tinstall 20 MiB with --limit-rate 2M\t%.2f\ts\t%.2f\t%.3f\t0.9x-1.1x\n", c, x, c / x
+  printf "RESULT\tinstall 20 MiB uncapped (loopback)\t%.2f\ts\t-\t-\t-\n", u
+  printf "RESULT\taverage rate under --limit-rate 2M\t%.2f\tMiB/s\t2.00\t%.3f\t-\n", s / c / 1048576, s / c / 1048576 / 2
+}'
+ok=$(awk -v c="$capped" -v x="$expected" 'BEGIN { print (c >= 0.9 * x && c <= 1.1 * x) ? 1 : 0 }')
+[ "$ok" = 1 ] || { echo "bench-rate: ${capped}s is outside 10 s ± 10 %"; exit 1; }
