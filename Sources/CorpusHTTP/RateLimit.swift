@@ -65,9 +65,9 @@ public final class RateLimit: @unchecked Sendable, CustomStringConvertible {
         var wait = reserve(count)
         while wait > 0 {
             if cancellation?.isCancelled == true { return false }
+            // In slices, so a cancelled command does not wait out a long booking.
             let slice = min(wait, 50_000_000)
-            var request = timespec(tv_sec: Int(slice / 1_000_000_000), tv_nsec: Int(slice % 1_000_000_000))
-            while nanosleep(&request, &request) != 0 && errno == EINTR {}
+            Thread.sleep(forTimeInterval: Double(slice) / 1e9)
             wait -= slice
         }
         return true
@@ -75,7 +75,7 @@ public final class RateLimit: @unchecked Sendable, CustomStringConvertible {
 
     /// `2.0 MiB/s`, as progress shows the cap.
     public var description: String {
-        let units: [(String, Double)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)]
+        let units: [(String, Double)] = [("GiB", 1_073_741_824), ("MiB", 1_048_576), ("KiB", 1024)]
         for (unit, size) in units where Double(bytesPerSecond) >= size {
             return String(format: "%.1f", Double(bytesPerSecond) / size) + " \(unit)/s"
         }

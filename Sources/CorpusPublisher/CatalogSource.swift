@@ -95,7 +95,7 @@ public struct CatalogSource: Decodable, Sendable {
         var seen = Set<String>()
         for e in source.corpora {
             guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
-            guard seen.insert(e.cacheKey).inserted else { throw bad("corpus \(e.id) is listed twice") }
+            guard seen.insert("\(e.id)@\(e.version)~\(e.channel ?? ChannelRules.defaultChannel)").inserted else { throw bad("corpus \(e.id) is listed twice") }
         }
         if let problem = ChannelRules.problem(source.corpora.map {
             ChannelRules.Listing(id: $0.id, channel: $0.channel, version: $0.version, rollout: $0.rollout)

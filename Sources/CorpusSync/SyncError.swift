@@ -241,6 +241,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
         case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"
         case let .network(after, last): return "unavailable after \(after) attempt\(after == 1 ? "" : "s"): \(last)"
+        case let .offline(action): return "offline mode is on: \(action) needs the network, and nothing was sent"
         case let .notFound(file): return "\(file) was not found on any source"
         case let .wantedNotOffered(entries):
             return "the wanted-file names what no catalog offers: \(entries.joined(separator: "; ")); nothing was installed or removed"

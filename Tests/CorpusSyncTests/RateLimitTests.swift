@@ -26,14 +26,16 @@ import Testing
         try dir.write("b.bin", Data(repeating: 0x62, count: size))
         let server = try MisbehavingServer(root: dir.path)
         defer { server.stop() }
-        var configuration = HTTPClientConfiguration()
-        configuration.rateLimit = RateLimit.parse("256K")
+        var shared = HTTPClientConfiguration()
+        shared.rateLimit = RateLimit.parse("256K")
+        let configuration = shared
+        let url = server.baseURL
         let t0 = Date()
         let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
             for name in ["a.bin", "b.bin"] {
                 group.addTask {
                     let http = try HTTPClient(configuration: configuration)
-                    return try await http.get(HTTPRequest(url: "\(server.baseURL)/\(name)", maxBodyBytes: 1 << 20)).body.count
+                    return try await http.get(HTTPRequest(url: "\(url)/\(name)", maxBodyBytes: 1 << 20)).body.count
                 }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
