@@ -4,11 +4,13 @@
 # install must take 20 MiB / 2 MiB/s = 10 s, within 10 % (docs/client.md "Bandwidth limit").
 # Also reported: the same install uncapped, and the rate the capped one averaged. The corpus and
 # its tree are built once under .bench/rate; each run uses a fresh --home.
+# Usage: scripts/bench-rate.sh   (CORPUS_BIN=.build/debug scripts/bench-rate.sh for a quick check)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-bin="$(scripts/release-products.sh corpus corpusd)"
+# CORPUS_BIN: a folder holding corpus and corpusd to use instead of the release build (a quick check).
+bin="${CORPUS_BIN:-$(scripts/release-products.sh corpus corpusd)}"
 work=.bench/rate
 target=$((20 * 1024 * 1024))
 
@@ -21,7 +23,7 @@ if [ ! -f "$work/public/catalog.json" ]; then
   python3 - "$work/catalog/docs" <<'PY'
 import base64, os, sys
 folder = sys.argv[1]
-for i in range(40):
+for i in range(14):
     lines = [base64.b64encode(os.urandom(57)).decode() for _ in range(9000)]
     with open(f"{folder}/part-{i:02d}.txt", "w") as f:
         f.write(f"Part {i}\n\n" + "\n".join(lines) + "\n")
