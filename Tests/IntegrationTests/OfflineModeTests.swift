@@ -24,18 +24,26 @@ import CorpusTestSupport
         return (r, Date().timeIntervalSince(t0))
     }
 
-    @Test func offlineCommandsWorkFromTheHomeSendNothingAndFinishUnderASecond() throws {
+    /// A home with remote `main` whose catalog (one corpus, `tides`) it accepted after running
+    /// `first`; the server is stopped before returning (the publisher is returned to keep its keys).
+    static func homeWithCachedCatalog(_ label: String, first: [String]) throws -> (IntegrationClient, IntegrationPublisher, IntegrationPublisher.KeyPair) {
         let publisher = IntegrationPublisher(catalogID: "offline")
         let key = try publisher.keygen("root")
         try publisher.writeCatalog([.init(id: "tides", version: "1", documents: ["tides.md": "# Tides\n\nHigh tide at the harbour.\n"])])
         try publisher.mustPublish(key: key.secret)
         let server = try publisher.serve()
-        let client = IntegrationClient("offline")
+        defer { server.stop() }
+        let client = IntegrationClient(label)
         try client.must(["remote", "add", "main", server.url, "--trust", key.pub])
-        try client.must(["install", "tides"])
-        server.stop()
+        try client.must(first)
+        return (client, publisher, key)
+    }
+
+    @Test func offlineCommandsWorkFromTheHomeSendNothingAndFinishUnderASecond() throws {
+        let (client, publisher, key) = try Self.homeWithCachedCatalog("offline", first: ["install", "tides"])
 
         // The same remote, now at an address that accepts and never answers.
+        defer { withExtendedLifetime(publisher) {} }
         let connections = Connections()
         let blackhole = try LoopbackListener { connections.add($0) }
         defer { blackhole.stop() }
@@ -71,15 +79,8 @@ import CorpusTestSupport
 
     /// Without the flag, a catalog view whose source does not answer says once that it works from cached data, and how old it is.
     @Test func anUnreachableSourceWithoutTheFlagSaysItWorksFromCachedData() throws {
-        let publisher = IntegrationPublisher(catalogID: "offline")
-        let key = try publisher.keygen("root")
-        try publisher.writeCatalog([.init(id: "tides", version: "1", documents: ["tides.md": "# Tides\n\nHigh tide.\n"])])
-        try publisher.mustPublish(key: key.secret)
-        let server = try publisher.serve()
-        let client = IntegrationClient("unreachable")
-        try client.must(["remote", "add", "main", server.url, "--trust", key.pub])
-        try client.must(["catalog"])
-        server.stop()
+        let (client, publisher, _) = try Self.homeWithCachedCatalog("unreachable", first: ["catalog"])
+        defer { withExtendedLifetime(publisher) {} }
         let (r, _) = try Self.timed(client, ["catalog"], env: ["CORPUS_CATALOG_DEADLINE": "2"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n").filter { $0.contains("working from cached data") }
