@@ -4,12 +4,13 @@ import Foundation
 public enum ProgressBar {
     public static let width = 24
 
-    public static func line(_ name: String, done: Int64, total: Int64, bytesPerSecond: Double, eta: Double?) -> String {
+    /// `limit`: the cap in force (`--limit-rate`), shown after the rate, e.g. `(limit 2.0 MiB/s)`.
+    public static func line(_ name: String, done: Int64, total: Int64, bytesPerSecond: Double, eta: Double?, limit: String? = nil) -> String {
         let fraction = total > 0 ? Double(done) / Double(total) : 0
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let etaText = eta.map { String(format: " ETA %.0fs", $0) } ?? ""
-        return "\(name) \(bar) \(ByteFormat.size(done))/\(ByteFormat.size(total)) \(ByteFormat.size(Int64(bytesPerSecond)))/s\(etaText)   "
+        return "\(name) \(bar) \(ByteFormat.size(done))/\(ByteFormat.size(total)) \(ByteFormat.size(Int64(bytesPerSecond)))/s\(limit.map { " (limit \($0))" } ?? "")\(etaText)   "
     }
 }
 

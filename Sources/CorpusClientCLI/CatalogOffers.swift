@@ -14,18 +14,41 @@ extension CorpusClient.CatalogRefresh {
 /// What `catalog` and `show` list: the offers of every catalog, refreshed, with this home's state.
 extension ClientCommand {
     /// Refreshes catalogs; a refusal stops the command, a network failure falls back to what was accepted.
+    /// In offline mode nothing is sent and each catalog's age is said.
     func refreshedOffers() async throws -> [OfferedCorpus] {
         for r in try await client.refreshCatalogs() {
             if let note = r.rootsPendingNote { console.err(note) }
             if case let .failure(e) = r.result {
+                if case .offline = e {
+                    console.err("offline: \(cachedCatalogLine(r.remote.name) ?? "no catalog of \(r.remote.name) is held yet (run corpus catalog without --offline once)")")
+                    continue
+                }
                 if e.category == .network, (try? CatalogState(home: home).accepted(r.remote.name)) != nil {
-                    console.err("warning: \(r.remote.name): \(e.description); showing the catalog accepted earlier")
+                    console.err("warning: \(r.remote.name): \(e.description); working from cached data: \(cachedCatalogLine(r.remote.name) ?? "")")
                     continue
                 }
                 throw e
             }
         }
         return try client.offered()
+    }
+
+    /// `catalog NAME version V, fetched 2 h 5 min ago (signed T)`: how old the catalog this home
+    /// holds for `remote` is; nil when it holds none.
+    func cachedCatalogLine(_ remote: String) -> String? {
+        guard let accepted = try? CatalogState(home: home).accepted(remote) else { return nil }
+        let fetched = CatalogState(home: home).fetched(remote)
+        let age = fetched.map { "fetched \(Self.age(Date().timeIntervalSince($0))) ago" } ?? "fetched at an unknown time"
+        return "catalog \(remote) version \(accepted.catalog.version), \(age) (signed \(accepted.catalog.issued), expires \(accepted.catalog.expires))"
+    }
+
+    /// `45 s`, `12 min`, `3 h 20 min`, `2 d 4 h`.
+    static func age(_ seconds: TimeInterval) -> String {
+        let s = max(0, Int(seconds))
+        if s < 60 { return "\(s) s" }
+        if s < 3600 { return "\(s / 60) min" }
+        if s < 86400 { return "\(s / 3600) h \(s % 3600 / 60) min" }
+        return "\(s / 86400) d \(s % 86400 / 3600) h"
     }
 
     func catalogRows(_ offers: [OfferedCorpus]) throws -> [CatalogRow] {

@@ -13,6 +13,8 @@ struct ClientContext: CommandContext {
     /// A token that cannot be used (not a token's characters, from any source; a stored file that
     /// is not a token): refused by the commands that would use it, before anything is sent.
     let tokenRefusal: Error?
+    /// A `--limit-rate` (or `limit_rate` in config.json) that is no rate: refused by every command.
+    let settingsRefusal: Error?
 
     init(cmd: ParsedCommand, console: Console, environment: CommandEnvironment) {
         self.cmd = cmd
@@ -46,7 +48,31 @@ struct ClientContext: CommandContext {
         if let deadline = environment.seconds("CORPUS_CATALOG_DEADLINE", where: { $0 > 0 }) {
             client.catalogDeadline = deadline
         }
+        // --offline or CORPUS_OFFLINE=1: no client makes a request (HTTPClient refuses to exist).
+        client.httpConfiguration.offline = cmd.has(.offline) || environment.values["CORPUS_OFFLINE"] == "1"
+        var settingsRefusal: Error?
+        do {
+            client.httpConfiguration.rateLimit = try Self.rateLimit(flag: cmd.value(.limitRate), home: home)
+        } catch {
+            settingsRefusal = error
+        }
+        self.settingsRefusal = settingsRefusal
         self.client = client
+    }
+
+    /// `--limit-rate RATE`, else `limit_rate` of config.json, else none. A configuration that does
+    /// not load is left for the command to report.
+    static func rateLimit(flag: String?, home: HomeLayout) throws -> RateLimit? {
+        let expected = "a rate as curl's --limit-rate takes it, at least \(RateLimit.minimum) bytes per second: e.g. 2M, 500K, 65536"
+        if let flag {
+            guard let limit = RateLimit.parse(flag) else { throw UsageError.invalidValue(option: Option.limitRate.name, value: flag, expected: expected) }
+            return limit
+        }
+        guard let text = (try? ClientConfig.load(home))?.limitRate else { return nil }
+        guard let limit = RateLimit.parse(text) else {
+            throw SyncError.localFileDamaged(path: home.config, reason: "limit_rate \(text.debugDescription) is not \(expected)")
+        }
+        return limit
     }
 }
 

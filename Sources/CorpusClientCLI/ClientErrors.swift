@@ -58,6 +58,7 @@ enum ClientErrors {
         case .entitlementRequired: return "get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login"
         case .entitlementDenied: return "ask the publisher for a token that covers this corpus"
         case .importLimit: return "remove a corpus you no longer need (corpus remove ID) or get a token with a higher limit; bundled corpora do not count"
+        case .offline: return "run it without --offline and with CORPUS_OFFLINE unset once the network is there; catalog, show, status, search and verify work offline"
         case .network: return "check the connection and the catalog URL, or add a mirror (corpus remote add … --mirror URL)"
         case .notFound, .notInstalled: return "see what is offered with corpus catalog and what is installed with corpus list"
         case .insufficientSpace: return "free some space (corpus gc removes old versions) and retry"

@@ -5,7 +5,7 @@ import CorpusFormat
 /// `corpus`: the client command. The table below is the whole command line; each command is a
 /// type of its own file (`InstallCommand.swift`, …) over the library underneath.
 public enum ClientProgram {
-    static let globals: [Option] = [.home, .json, .quiet, .token, .help]
+    static let globals: [Option] = [.home, .json, .quiet, .token, .offline, .limitRate, .help]
 
     /// The command table: every `corpus` command, in the order `--help` lists them.
     static let commands: [any ClientCommand.Type] = [
@@ -28,6 +28,7 @@ public enum ClientProgram {
                 throw UsageError.unknownCommand(cmd.spec.name)
             }
             let context = ClientContext(cmd: cmd, console: console, environment: CommandEnvironment(ProcessInfo.processInfo.environment))
+            if let refusal = context.settingsRefusal { throw refusal }
             if command.readsToken, let refusal = context.tokenRefusal { throw refusal }
             return try await command.init(context: context).run()
         }

@@ -7,15 +7,16 @@ import CorpusSync
 /// `corpus install ID[@VERSION]...`
 struct InstallCommand: ClientCommand {
     static let argument = "ID[@VERSION]"
-    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore(argument))
+    static let now = Option.flag("--now", "install the newest version now, even one whose rollout has not reached this client yet")
+    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore(argument), options: [now])
     static let readsToken = true
 
     let context: ClientContext
 
     func run() async throws -> Int32 {
         let wanted = try cmd.positionals.map(Self.wanted)
-        let progress = ProgressRenderer(console: console)
-        let outcomes = try await client.install(wanted, progress: progress.handler)
+        let progress = ProgressRenderer(console: console, limit: client.httpConfiguration.rateLimit)
+        let outcomes = try await client.install(wanted, waitsForRollout: !cmd.has(Self.now), progress: progress.handler)
         progress.finish()
         return report(outcomes, verb: "install")
     }

@@ -20,6 +20,8 @@ extension ClientCommand {
         for u in report.unrefreshed {
             console.err("error: \(OutcomeReportLines.unrefreshed(u)) (\(ClientErrors.hint(u.error)))")
         }
+        // Never a silent downgrade: what is kept, and what the channel offers instead.
+        for k in report.keptNewer { console.err("note: \(OutcomeReportLines.keptNewer(k))") }
         if console.json {
             console.emit(OutcomeResults(report))
         } else {
@@ -52,6 +54,14 @@ enum OutcomeReportLines {
     static func unrefreshed(_ u: UnrefreshedCatalog) -> String {
         "could not refresh catalog \(u.remote): \(u.error.description); used catalog version \(u.catalogVersion) as accepted earlier, " +
             "signed \(u.signed), last fetched \(u.fetched.map(Timestamp.format) ?? "at an unknown time")"
+    }
+}
+
+extension OutcomeReportLines {
+    /// `keeps NAME V (newer than the V the CHANNEL channel offers); ...`.
+    static func keptNewer(_ k: KeptNewerVersion) -> String {
+        "keeps \(k.name) \(k.installed), newer than the \(k.offered) its catalog offers on the channels it follows (\(k.channel) offers \(k.offered)); " +
+            "it is not downgraded: `corpus remove \(k.name)` then `corpus install \(k.name)` installs \(k.offered)"
     }
 }
 
@@ -96,8 +106,20 @@ struct OutcomeResults: Encodable {
     let changed: Int
     let failed: Int
     let unrefreshed: [Unrefreshed]?
+    /// `{"corpus", "installed", "offered", "channel"}`: kept versions newer than the channel offers; absent when none.
+    let kept: [Kept]?
+
+    struct Kept: Encodable {
+        let corpus: String
+        let installed: String
+        let offered: String
+        let channel: String
+    }
 
     init(_ report: OperationReport) {
+        kept = report.keptNewer.isEmpty ? nil : report.keptNewer.map {
+            Kept(corpus: $0.name, installed: $0.installed.description, offered: $0.offered.description, channel: $0.channel)
+        }
         let outcomes = report.outcomes
         unrefreshed = report.unrefreshed.isEmpty ? nil : report.unrefreshed.map { u in
             Unrefreshed(remote: u.remote, catalogVersion: u.catalogVersion, signed: u.signed, fetched: u.fetched.map(Timestamp.format),

@@ -12,8 +12,9 @@ struct RemoteAddCommand: ClientCommand {
     static let witness = Option.repeatable("--witness", "PUB", "a witness whose cosignature the catalog's log must carry: its key (name+keyid+base64, "
                                            + "as corpusd witness prints it) or a file holding it")
     static let witnessThreshold = Option.integer("--witness-threshold", "K", in: 1...100, "how many of the --witness keys must cosign (default: all)")
+    static let channel = Option.text("--channel", "NAME", "follow channel NAME besides stable (e.g. beta): the newest version across both is offered")
     static let spec = CommandSpec(["remote", "add"], "add a catalog and pin its root key",
-                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust, witness, witnessThreshold])
+                                  positionals: .exactly("NAME", "URL"), options: [mirror, storage, trust, witness, witnessThreshold, channel])
 
     let context: ClientContext
 
@@ -21,8 +22,9 @@ struct RemoteAddCommand: ClientCommand {
         let name = cmd.positionals[0], url = cmd.positionals[1]
         let anchor = try Self.anchor(cmd.required(Self.trust))
         let witnesses = cmd.values(Self.witness).map(Self.witnessKey)
+        let channel = try Remote.channelSetting(cmd.value(Self.channel))
         let remote = try client.addRemote(name: name, url: url, mirrors: cmd.values(Self.mirror), storage: cmd.values(Self.storage), anchor: anchor,
-                                          witnesses: witnesses, witnessThreshold: cmd.int(Self.witnessThreshold))
+                                          witnesses: witnesses, witnessThreshold: cmd.int(Self.witnessThreshold), channel: channel)
         let root = try remote.pinnedRoot()
         let keyID = try remote.pinnedKey().keyID
         let pinned = remote.rootDocument == nil ? "pinned key \(keyID)"
@@ -31,7 +33,8 @@ struct RemoteAddCommand: ClientCommand {
             console.emit(Added(remote: .init(name: remote.name, url: remote.url, mirrors: remote.mirrors, keyID: keyID.description)))
         } else {
             console.info("added \(remote.name) → \(remote.url), \(pinned)" +
-                         (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))"))
+                         (remote.mirrors.isEmpty ? "" : " (\(remote.mirrors.count) mirror\(remote.mirrors.count == 1 ? "" : "s"))") +
+                         (remote.channel.map { ", following channel \($0) and stable" } ?? ""))
             console.info("next: corpus catalog")
         }
         return 0

@@ -20,6 +20,7 @@ struct StatusCommand: ClientCommand {
             case let .success(update):
                 catalogs.append(.init(name: r.remote.name, url: URLUserInfo.redacted(r.remote.url), version: update.catalog.version, expires: update.catalog.expires, fresh: true, error: nil))
             case let .failure(e):
+                if case .offline = e { console.err("offline: \(cachedCatalogLine(r.remote.name) ?? "no catalog of \(r.remote.name) is held yet")") }
                 let accepted = try? CatalogState(home: home).accepted(r.remote.name)
                 catalogs.append(.init(name: r.remote.name, url: URLUserInfo.redacted(r.remote.url), version: accepted?.catalog.version, expires: accepted?.catalog.expires,
                                       fresh: false, error: e.description))
@@ -49,7 +50,7 @@ struct StatusCommand: ClientCommand {
         console.out("home: \(home.root)")
         if config.remotes.isEmpty { console.out("catalogs: none (corpus remote add NAME URL --trust KEY.pub)") }
         for c in catalogs {
-            let state = c.fresh ? "fresh" : "unreachable: \(c.error ?? "")"
+            let state = c.fresh ? "fresh" : (client.offline ? "not refreshed (offline mode)" : "unreachable: \(c.error ?? "")")
             console.out("catalog \(c.name): version \(c.version.map { "\($0)" } ?? "none"), expires \(c.expires ?? "-"), \(state)")
             if let t = c.timestampExpires { console.out("  timestamp expires \(t)") }
             if let w = c.warning { console.err("warning: catalog \(c.name): \(w)") }

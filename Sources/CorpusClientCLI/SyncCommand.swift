@@ -8,8 +8,9 @@ import CorpusSync
 struct SyncCommand: ClientCommand {
     static let wanted = Option.path("--wanted", "FILE", "JSON list of ids (\"id\", \"id@version\" or {\"id\":…,\"version\":…})")
     static let prune = Option.flag("--prune", "with --wanted: remove installed corpora the file does not list")
+    static let channel = Option.text("--channel", "NAME", "follow channel NAME (besides stable) on every remote from now on; `stable` for stable only")
     static let spec = CommandSpec(["sync"], "update installed corpora, or install exactly the set a wanted-file names",
-                                  options: [wanted, prune])
+                                  options: [wanted, prune, channel])
     static let readsToken = true
 
     static let wantedHint = "write e.g. [\"docs\", \"field-guide-tides@2\", {\"id\": \"x\", \"version\": \"1\"}]"
@@ -31,7 +32,8 @@ struct SyncCommand: ClientCommand {
             throw UsageError.missingRequired("\(Self.wanted.synopsis) (\(Self.prune.name) removes what the wanted-file does not list)",
                                            command: "sync \(Self.prune.name)")
         }
-        let progress = ProgressRenderer(console: console)
+        if let channel = cmd.value(Self.channel) { try client.follow(channel: channel) }
+        let progress = ProgressRenderer(console: console, limit: client.httpConfiguration.rateLimit)
         let outcomes = try await client.sync(wanted: wanted, prune: cmd.has(Self.prune), progress: progress.handler)
         progress.finish()
         return report(outcomes, verb: "sync")

@@ -60,9 +60,17 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     public var content: SHA256Digest
     /// Deltas from earlier versions to this one (docs/format.md "Delta"); absent when there are none.
     public var deltas: [DeltaRef]?
+    /// The channel this version is on; absent means `stable` (`ChannelRules`).
+    public var channel: String?
+    /// Present on a version being offered to a growing share of clients (`Rollout`).
+    public var rollout: Rollout?
+
+    /// `channel`, or `stable` when the entry names none.
+    public var channelName: String { channel ?? ChannelRules.defaultChannel }
 
     enum CodingKeys: String, CodingKey {
         case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas
+        case channel, rollout
         case content = "content_digest"
     }
 
@@ -83,6 +91,13 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
         self.passages = passages
         self.embedder = embedder
         self.content = content
+    }
+}
+
+extension CatalogEntry {
+    /// What `ChannelRules` checks of this entry.
+    public var listing: ChannelRules.Listing {
+        ChannelRules.Listing(id: id, channel: channel, version: version, rollout: rollout, content: content)
     }
 }
 
@@ -140,10 +155,8 @@ public struct Catalog: Codable, Hashable, Sendable {
         guard c.version >= 1, c.rootVersion >= 1, c.expiryDate != nil, Timestamp.parse(c.issued) != nil else {
             throw FormatError.malformed(what: "catalog", reason: "version, root version or dates out of range")
         }
-        var seen = Set<String>()
         for e in c.corpora {
             try Identifier.validate(e.id, what: "corpus id")
-            guard seen.insert(e.id).inserted else { throw FormatError.malformed(what: "catalog", reason: "corpus \(e.id) listed twice") }
             guard TreePath.isSafe(e.bundle.path), e.bundle.size > 0 else {
                 throw FormatError.malformed(what: "catalog", reason: "unsafe bundle reference for \(e.id)")
             }
@@ -153,6 +166,8 @@ public struct Catalog: Codable, Hashable, Sendable {
                 }
             }
         }
+        // Several entries per id only as channels and rollouts allow; anything else is refused whole.
+        if let problem = ChannelRules.problem(c.corpora.map(\.listing)) { throw FormatError.malformed(what: "catalog", reason: problem) }
         for e in c.embedders ?? [] { try e.validate() }
         return c
     }

@@ -33,6 +33,8 @@ public struct HomeLayout: Sendable, Hashable {
 
     public var config: String { "\(root)/config.json" }
     public var token: String { "\(root)/token" }
+    /// `install-id`: 64 random hex digits made once, the seed of every rollout bucket (`RolloutBucket`).
+    public var installID: String { "\(root)/install-id" }
     public func trust(_ remote: String) -> String { "\(root)/trust/\(remote)" }
     public func state(_ remote: String) -> String { "\(root)/state/\(remote)" }
     public func acceptedCatalog(_ remote: String) -> String { "\(state(remote))/catalog.json" }

@@ -112,6 +112,11 @@ public struct HTTPClientConfiguration: Sendable {
     public var userAgent: String = "corpus/1"
     /// The transport (`.curl`, `.urlSession`); nil: the platform's default (`HTTPTransportFactory`).
     public var transport: HTTPTransportFactory?
+    /// Offline mode (`corpus --offline`, `CORPUS_OFFLINE=1`): no client is made, so no request is sent.
+    public var offline = false
+    /// The cap on the bytes per second of every transfer made with this configuration, together
+    /// (`--limit-rate`); nil: no cap. Shared by copies, so parallel downloads share it too.
+    public var rateLimit: RateLimit?
 
     public init(connectTimeout: Double = 15, stallTimeout: Double = 30, minimumBytesPerSecond: Double = 1024,
                 maxRedirects: Int = 5, caBundle: String? = nil, transport: HTTPTransportFactory? = nil) {

@@ -15,6 +15,8 @@ package final class TransferState {
     package let stallTimeout: Double
     package let minimumBytesPerSecond: Double
     package let cancellation: CancellationFlag?
+    /// The cap shared with every other transfer of the command (`RateLimit`); nil: none.
+    package let rateLimit: RateLimit?
     package let onHead: (HTTPResponseHead) throws -> Bool
     package let onBody: (UnsafeRawBufferPointer) throws -> Void
 
@@ -42,12 +44,17 @@ package final class TransferState {
     var windowStartBytes: Int64 = 0
 
     package init(url: String, cap: Int64, stallTimeout: Double, minimumBytesPerSecond: Double, cancellation: CancellationFlag?,
+         rateLimit: RateLimit? = nil,
          onHead: @escaping (HTTPResponseHead) throws -> Bool, onBody: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.url = url
         self.cap = cap
         self.stallTimeout = stallTimeout
-        self.minimumBytesPerSecond = minimumBytesPerSecond
+        // Under a cap shared by several transfers, each may get a small share of it: the low-speed
+        // limit then applies to a sixteenth of the cap at most, so the user's own limit never
+        // reads as a server trickling bytes.
+        self.minimumBytesPerSecond = rateLimit.map { min(minimumBytesPerSecond, Double($0.bytesPerSecond) / 16) } ?? minimumBytesPerSecond
         self.cancellation = cancellation
+        self.rateLimit = rateLimit
         self.onHead = onHead
         self.onBody = onBody
     }
@@ -108,6 +115,10 @@ package final class TransferState {
             return false
         }
         received += Int64(chunk.count)
+        if let rateLimit, !rateLimit.pace(chunk.count, cancellation: cancellation) {
+            failure = TransportError.cancelled
+            return false
+        }
         do {
             try onBody(chunk)
         } catch {

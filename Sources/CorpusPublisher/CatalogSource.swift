@@ -53,6 +53,17 @@ public struct CatalogSource: Decodable, Sendable {
         /// Another app's corpus format `source` is in (`corpuskit`, `knowledgepress`, `lumen`):
         /// imported as `corpusd build --from` does. Checked by `load` (`importFormat`).
         public var from: String?
+        /// The channel this version is published on (absent: `stable`); several entries may share an
+        /// id as `ChannelRules` allows (docs/publishing.md "Channels and rollouts").
+        public var channel: String?
+        /// `{"start": TIME, "duration": DURATION}`: offer this version to a growing share of clients.
+        public var rollout: Rollout?
+
+        /// The key of this entry's build in the tree's build cache: the id for a corpus's one
+        /// stable, current entry (as before channels existed), else the id with channel and version.
+        public var cacheKey: String {
+            channel == nil && rollout == nil ? id : "\(id)@\(version)~\(channel ?? ChannelRules.defaultChannel)"
+        }
 
         /// The format `from` names, nil for a folder of documents (or a prebuilt bundle).
         public var importFormat: ImportFormat? { from.flatMap(ImportFormat.named) }
@@ -83,6 +94,13 @@ public struct CatalogSource: Decodable, Sendable {
         }
         var seen = Set<String>()
         for e in source.corpora {
+            guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
+            guard seen.insert("\(e.id)@\(e.version)~\(e.channel ?? ChannelRules.defaultChannel)").inserted else { throw bad("corpus \(e.id) is listed twice") }
+        }
+        if let problem = ChannelRules.problem(source.corpora.map {
+            ChannelRules.Listing(id: $0.id, channel: $0.channel, version: $0.version, rollout: $0.rollout)
+        }) { throw bad(problem) }
+        for e in source.corpora {
             if let name = e.embedder, name != HashingEmbedder.identifier, !models.contains(name) {
                 throw bad("corpus \(e.id) names embedder \(name), which \"embedders\" does not list")
             }
@@ -90,8 +108,6 @@ public struct CatalogSource: Decodable, Sendable {
             if let index = e.index, !["bundle", "install"].contains(index) {
                 throw bad("corpus \(e.id) has index \(index.debugDescription); it is \"bundle\" or \"install\"")
             }
-            guard Identifier.isValid(e.id) else { throw bad("corpus id \(e.id.debugDescription) is not a valid id") }
-            guard seen.insert(e.id).inserted else { throw bad("corpus \(e.id) is listed twice") }
             guard (e.source == nil) != (e.bundle == nil) else { throw bad("corpus \(e.id) needs exactly one of \"source\" and \"bundle\"") }
             if let from = e.from {
                 guard ImportFormat.named(from) != nil else {

@@ -17,6 +17,11 @@ struct TreeHistory {
     private(set) var catalogID: String?
     /// Per corpus id, every version published with its content digest and the newest catalog listing it.
     private(set) var corpora: [String: [CorpusVersion: (content: SHA256Digest, catalog: Int)]] = [:]
+    /// Per corpus id and channel, every version published as that channel's current one (without a
+    /// rollout), with the newest catalog listing it: the floor a channel's versions may not go
+    /// below. A version published only with a rollout sets no floor, so a halt (the rollout's
+    /// entry removed) is a publish like any other.
+    private(set) var current: [String: [String: [CorpusVersion: Int]]] = [:]
 
     static func load(tree: String) throws -> TreeHistory {
         var history = TreeHistory()
@@ -35,7 +40,10 @@ struct TreeHistory {
             guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: n))"),
                   let catalog = try? Catalog.decode(data) else { continue }
             newestID = catalog.id
-            for e in catalog.corpora { history.corpora[e.id, default: [:]][e.version] = (e.content, n) }
+            for e in catalog.corpora {
+                history.corpora[e.id, default: [:]][e.version] = (e.content, n)
+                if e.rollout == nil { history.current[e.id, default: [:]][e.channelName, default: [:]][e.version] = n }
+            }
         }
         if history.catalogID == nil { history.catalogID = newestID }
         return history
@@ -48,14 +56,14 @@ struct TreeHistory {
         }
     }
 
-    /// Refuses a corpus version that is neither above the highest the tree published for that corpus
-    /// nor that very version (`1.0` after `1` compares equal, so clients would not see it as new).
-    /// Checked before building: it needs no content.
-    func checkVersion(corpus id: String, version: CorpusVersion) throws {
-        guard let highest = corpora[id]?.max(by: { $0.key < $1.key }),
+    /// Refuses a corpus version that is neither above the highest the tree published as current on
+    /// `channel` for that corpus nor that very version (`1.0` after `1` compares equal, so clients
+    /// would not see it as new). Checked before building: it needs no content.
+    func checkVersion(corpus id: String, channel: String = ChannelRules.defaultChannel, version: CorpusVersion) throws {
+        guard let highest = current[id]?[channel]?.max(by: { $0.key < $1.key }),
               !(version > highest.key), version.description != highest.key.description else { return }
         throw PublisherError.versionLowered(corpus: id, version: version.description, published: highest.key.description,
-                                            catalogVersion: highest.value.catalog)
+                                            catalogVersion: highest.value)
     }
 
     /// Refuses a corpus version the tree published with another content digest.

@@ -115,8 +115,8 @@ public enum TreePublisher {
 
         // From here on the tree changes: content-addressed files first, the pointer last.
         try placeStaged(prepared, artifacts, tree: output)
-        for p in prepared { cache.corpora[p.entry.id] = p.cached }
-        cache.corpora = cache.corpora.filter { id, _ in source.corpora.contains { $0.id == id } }
+        for p in prepared { cache.corpora[p.entry.cacheKey] = p.cached }
+        cache.corpora = cache.corpora.filter { key, _ in source.corpora.contains { $0.cacheKey == key } }
         try cache.save(tree: output)
 
         if chain.newest == nil {
@@ -180,7 +180,7 @@ public enum TreePublisher {
         let history = try TreeHistory.load(tree: tree)
         try history.checkCatalogID(source.id, tree: tree)
         for e in source.corpora {
-            try history.checkVersion(corpus: e.id, version: e.version)
+            try history.checkVersion(corpus: e.id, channel: e.channel ?? ChannelRules.defaultChannel, version: e.version)
             let path = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == (e.source != nil && e.sourceIsFolder) else {
@@ -203,12 +203,12 @@ public enum TreePublisher {
         let inputs = e.source != nil
             ? try BuildCache.inputs(of: e, source: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
             : BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
-        if let hit = cache.corpora[e.id], hit.inputs == inputs, bundleIntact(hit.bundle, tree: tree) {
+        if let hit = cache.corpora[e.cacheKey], hit.inputs == inputs, bundleIntact(hit.bundle, tree: tree) {
             progress(.reused(id: e.id))
             return Prepared(entry: e, cached: hit, staged: nil, reused: true, warnings: [])
         }
         progress(.building(id: e.id))
-        let staged = "\(staging)/\(e.id).corpus.zip"
+        let staged = "\(staging)/\(e.cacheKey).corpus.zip"
         let manifest: Manifest
         var warnings: [TextWarning] = []
         var sourceBundled: Bool?
@@ -225,9 +225,10 @@ public enum TreePublisher {
             var options = BuildOptions(source: located, id: e.id, version: e.version, title: e.title ?? e.id,
                                        description: e.description ?? "", language: e.language ?? "en", license: e.license ?? "")
             options.indexAtInstall = e.index != "bundle"
-            let previous = "\(staging)/previous-\(e.id)"
+            let previous = "\(staging)/previous-\(e.cacheKey)"
             defer { FileIO.remove(previous) }
-            let layout = try previousLayout(cache.corpora[e.id], tree: tree, into: previous, trustedKeys: trustedKeys)
+            // A channel's or rollout's build keeps the rows of its own last build, else of the corpus's stable one.
+            let layout = try previousLayout(cache.corpora[e.cacheKey] ?? cache.corpora[e.id], tree: tree, into: previous, trustedKeys: trustedKeys)
             let summary = try CorpusBuilder.build(options, key: key, output: staged, embedder: embedder, layout: layout)
             manifest = summary.manifest
             warnings = summary.warnings
@@ -285,6 +286,8 @@ public enum TreePublisher {
                                  bundled: e.bundled ?? p.cached.sourceBundled ?? false, bundle: p.cached.bundle, documents: m.documents, passages: m.passages,
                                  embedder: m.embedder, content: m.content)
         entry.deltas = p.deltas.isEmpty ? nil : p.deltas.map(\.ref)
+        entry.channel = e.channel
+        entry.rollout = e.rollout
         return entry
     }
 

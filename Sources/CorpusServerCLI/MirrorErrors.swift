@@ -25,7 +25,7 @@ enum MirrorErrors {
             return "the download was damaged or tampered with and was discarded; nothing changed; run corpusd mirror again"
         case .catalogMismatch, .malformed, .unsafePack, .delta: return "the upstream's tree is not usable; tell its publisher"
         case .entitlementRequired, .entitlementDenied: return "pass a token that covers the entitled corpora with --token (or CORPUS_TOKEN)"
-        case .importLimit, .cancelled, .unexpected: return ""  // a mirror installs nothing: no limit applies
+        case .importLimit, .cancelled, .unexpected, .offline: return ""  // a mirror installs nothing, and has no offline mode
         case .network: return "check the connection and UPSTREAM_URL"
         case .notFound, .notInstalled, .wantedNotOffered: return "UPSTREAM_URL must be the folder that holds the tree's catalog.json"
         case .insufficientSpace: return "free some space, then run corpusd mirror again"

@@ -50,7 +50,7 @@ struct CatalogRefresher: Sendable {
                 guard e.category == .network, let accepted = try CatalogState(home: home).accepted(remote.name),
                       let expiry = accepted.catalog.expiryDate, expiry > Date() else { throw e }
                 // Worked from, and said so: the caller reports it and a script sees exit 5, never "up to date".
-                let fetched = (try? FileManager.default.attributesOfItem(atPath: home.acceptedCatalog(remote.name)))?[.modificationDate] as? Date
+                let fetched = CatalogState(home: home).fetched(remote.name)
                 out.append(CatalogFetcher.Pending(remote: remote, update: .unchanged(accepted.catalog),
                                                   root: try TrustStore(home: home).currentRoot(for: remote),
                                                   links: [], accepted: nil, fetch: nil,
@@ -61,15 +61,15 @@ struct CatalogRefresher: Sendable {
         return PendingCatalogs(all: out)
     }
 
-    /// What the accepted catalogs of `remotes` offer, without network.
-    static func offered(home: HomeLayout, remotes: [Remote]) throws -> [OfferedCorpus] {
+    /// What the accepted catalogs of `remotes` offer this client, without network.
+    static func offered(home: HomeLayout, remotes: [Remote]) throws -> CatalogOffers {
         let state = CatalogState(home: home)
-        var out: [OfferedCorpus] = []
+        var catalogs: [(remote: Remote, catalog: Catalog)] = []
         for remote in remotes {
             guard let accepted = try state.accepted(remote.name) else { continue }
-            out += accepted.catalog.corpora.map { OfferedCorpus(remote: remote.name, entry: $0) }
+            catalogs.append((remote, accepted.catalog))
         }
-        return out
+        return try CatalogOffers.select(catalogs, home: home)
     }
 }
 
@@ -88,9 +88,15 @@ extension CorpusClient {
 struct PendingCatalogs: Sendable {
     let all: [CatalogFetcher.Pending]
 
-    /// Every corpus they offer, with its remote.
-    var offered: [OfferedCorpus] {
+    /// Every entry they list, with its remote, whatever its channel or rollout: a damaged install
+    /// is fetched again at exactly its version from here.
+    var listed: [OfferedCorpus] {
         all.flatMap { p in p.update.catalog.corpora.map { OfferedCorpus(remote: p.remote.name, entry: $0) } }
+    }
+
+    /// What they offer this client (`CatalogOffers.select`); `waitsForRollout` false for `install --now`.
+    func offers(home: HomeLayout, waitsForRollout: Bool = true) throws -> CatalogOffers {
+        try CatalogOffers.select(all.map { ($0.remote, $0.update.catalog) }, home: home, waitsForRollout: waitsForRollout)
     }
 
     /// The catalog keys of each remote's newest root: the keys its bundles, deltas and model

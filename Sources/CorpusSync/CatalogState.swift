@@ -48,6 +48,12 @@ public struct CatalogState: Sendable {
         }
     }
 
+    /// When this home last fetched `remote`'s accepted catalog from the network (the file's time),
+    /// nil when there is none: how old the catalog worked from offline or unrefreshed is.
+    public func fetched(_ remote: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: home.acceptedCatalog(remote)))?[.modificationDate] as? Date
+    }
+
     /// The freshness document accepted last, or nil before the first. Verified before it was
     /// written; a file that does not parse is a damaged local file.
     public func acceptedTimestamp(_ remote: String) throws -> AcceptedTimestamp? {

@@ -6,10 +6,14 @@ public struct ClientConfig: Codable, Sendable, Equatable {
     public var remotes: [Remote]
     /// An import limit set locally; a token's `import_limit` claim takes precedence when lower.
     public var importLimit: Int?
+    /// `limit_rate`: the download cap every command applies unless `--limit-rate` is given, in
+    /// curl's syntax (`2M`, `500K`, bytes per second: `RateLimit.parse`).
+    public var limitRate: String?
 
     enum CodingKeys: String, CodingKey {
         case remotes
         case importLimit = "import_limit"
+        case limitRate = "limit_rate"
     }
 
     public init(remotes: [Remote] = [], importLimit: Int? = nil) {

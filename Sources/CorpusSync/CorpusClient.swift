@@ -42,25 +42,39 @@ public struct CorpusClient: Sendable {
     /// ship their initial root).
     /// `witnesses` (cosignature verifier keys) and `witnessThreshold` make each refresh require
     /// that many of their cosignatures on the tree's log checkpoint (`TreeLogCheck`).
+    /// `channel`: the channel followed besides `stable` (`Remote.channelSetting`), nil for stable only.
     public func addRemote(name: String, url: String, mirrors: [String], storage: [String] = [], anchor trust: TrustAnchor,
-                          witnesses: [String] = [], witnessThreshold: Int? = nil) throws -> Remote {
+                          witnesses: [String] = [], witnessThreshold: Int? = nil, channel: String? = nil) throws -> Remote {
         try RemoteRegistry(home: home).add(name: name, url: url, mirrors: mirrors, storage: storage, trust: trust,
-                                           witnesses: witnesses, witnessThreshold: witnessThreshold)
+                                           witnesses: witnesses, witnessThreshold: witnessThreshold, channel: channel)
     }
 
     public func removeRemote(name: String) throws {
         try RemoteRegistry(home: home).remove(name: name)
     }
 
-    /// Refreshes and persists every remote's catalog (one conditional request each when nothing changed).
+    /// True in offline mode (`HTTPClientConfiguration.offline`): nothing is sent; catalogs are the ones accepted earlier.
+    public var offline: Bool { httpConfiguration.offline }
+
+    /// Refreshes and persists every remote's catalog (one conditional request each when nothing
+    /// changed). In offline mode nothing is sent: each remote's result is `SyncError.offline`, and
+    /// the catalog accepted earlier (`acceptedCatalogAge`) is what is offered.
     public func refreshCatalogs() async throws -> [CatalogRefresh] {
         let remotes = try RemoteRegistry.required(config().remotes)
+        if offline { return remotes.map { .init(remote: $0, result: .failure(.offline(action: "refreshing catalog \($0.name)"))) } }
         return try await CatalogRefresher(self, remotes: remotes, http: HTTPClient(configuration: httpConfiguration)).refreshAll()
     }
 
-    /// What the accepted catalogs offer, without network.
+    /// What the accepted catalogs offer this client (its channels, its rollout buckets), without network.
     public func offered() throws -> [OfferedCorpus] {
-        try CatalogRefresher.offered(home: home, remotes: try config().remotes)
+        try CatalogRefresher.offered(home: home, remotes: try config().remotes).offered
+    }
+
+    /// The channel every remote follows from now on besides `stable` (`sync --channel`); `stable` or nil: `stable` only.
+    public func follow(channel: String?) throws {
+        var config = try config()
+        for i in config.remotes.indices { config.remotes[i].channel = try Remote.channelSetting(channel) }
+        try config.save(home)
     }
 
     public func installed() -> [InstalledVersion] { home.installed() }
@@ -70,12 +84,19 @@ public struct CorpusClient: Sendable {
     /// Installs the named corpora: refreshes catalogs, plans (import limit before any download), then
     /// carries out each action, attempting every one. A catalog that could not be refreshed is
     /// worked from as accepted earlier and named in the report's `unrefreshed`.
-    public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
+    ///
+    /// `waitsForRollout` false (`install --now`) installs a version whose rollout has not reached
+    /// this client yet; naming the version (`ID@VERSION`) does the same for that version.
+    public func install(_ wanted: [WantedCorpus], waitsForRollout: Bool = true,
+                        progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
+        guard !offline else { throw SyncError.offline(action: "install") }
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
-        let plan = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
-            .planInstall(wanted)
+        let offers = try catalogs.offers(home: home, waitsForRollout: waitsForRollout)
+        var planner = SyncPlanner(offered: offers.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        planner.heldBack = offers.heldBack
+        let plan = planner.planInstall(wanted)
         let outcomes = try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(plan)
         return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed)
     }
@@ -86,17 +107,20 @@ public struct CorpusClient: Sendable {
     /// unknown catalog, an ambiguous name) is refused whole (`wantedNotOffered`) before anything is
     /// installed or removed: with `prune`, a typo would otherwise remove the corpus it misspells.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
+        guard !offline else { throw SyncError.offline(action: "sync") }
         let operation = try ClientOperation.begin(self, network: true)
         let catalogs = try await operation.catalogRefresher().fetchAll()
         LifecycleStep.reached("catalogs-fetched")
-        var planner = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        let offers = try catalogs.offers(home: home)
+        var planner = SyncPlanner(offered: offers.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
+        planner.heldBack = offers.heldBack
         planner.revoked = catalogs.revokedInstalls(operation.installedRecords, home: home)
         if let wanted {
             let unknown = planner.unresolved(wanted, remotes: catalogs.remoteNames)
             guard unknown.isEmpty else { throw SyncError.wantedNotOffered(entries: unknown) }
         }
         let outcomes = try await PlanExecutor(operation, catalogs: catalogs, progress: progress).run(planner.planSync(wanted: wanted, prune: prune))
-        return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed)
+        return OperationReport(outcomes: outcomes, unrefreshed: catalogs.unrefreshed, keptNewer: wanted == nil ? planner.keptNewer : [])
     }
 
     /// Installs a local bundle under the `local` remote, verified against the trusted root keys of

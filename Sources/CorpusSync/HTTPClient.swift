@@ -20,7 +20,10 @@ public final class HTTPClient: @unchecked Sendable {
     private let transport: any HTTPTransport
     public let configuration: HTTPClientConfiguration
 
+    /// Refused (`SyncError.offline`) in offline mode: the one place every request of the client
+    /// begins, so offline mode cannot leak a request from a path that forgot to check it.
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
+        guard !configuration.offline else { throw SyncError.offline(action: "this command") }
         self.configuration = configuration
         guard let factory = configuration.transport ?? .platformDefault else {
             throw TransportError.network(reason: "this build has no default HTTP transport; set HTTPClientConfiguration.transport (.urlSession, from CorpusURLSession)")
@@ -78,7 +81,7 @@ public final class HTTPClient: @unchecked Sendable {
                         }
                         let state = TransferState(url: url, cap: request.maxBodyBytes, stallTimeout: configuration.stallTimeout,
                                                   minimumBytesPerSecond: configuration.minimumBytesPerSecond,
-                                                  cancellation: cancellation, onHead: onHead, onBody: onBody)
+                                                  cancellation: cancellation, rateLimit: configuration.rateLimit, onHead: onHead, onBody: onBody)
                         return try transport.transfer(url: url, headers: headers, state: state)
                     }
                 }

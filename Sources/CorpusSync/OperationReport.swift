@@ -10,10 +10,14 @@ import Foundation
 public struct OperationReport: RandomAccessCollection, Sendable {
     public let outcomes: [CorpusClient.Outcome]
     public let unrefreshed: [UnrefreshedCatalog]
+    /// Installed corpora newer than what their channels now offer, kept as they are (never
+    /// downgraded silently: the caller says so).
+    public let keptNewer: [KeptNewerVersion]
 
-    public init(outcomes: [CorpusClient.Outcome], unrefreshed: [UnrefreshedCatalog]) {
+    public init(outcomes: [CorpusClient.Outcome], unrefreshed: [UnrefreshedCatalog], keptNewer: [KeptNewerVersion] = []) {
         self.outcomes = outcomes
         self.unrefreshed = unrefreshed
+        self.keptNewer = keptNewer
     }
 
     public var startIndex: Int { outcomes.startIndex }
@@ -45,5 +49,23 @@ public struct UnrefreshedCatalog: Sendable, Equatable {
         self.catalogVersion = catalogVersion
         self.signed = signed
         self.fetched = fetched
+    }
+}
+
+/// An installed version newer than the one its remote's channels offer (after leaving a channel,
+/// or after a rollout was halted): kept, and said.
+public struct KeptNewerVersion: Sendable, Equatable {
+    /// `remote/id`.
+    public let name: String
+    public let installed: CorpusVersion
+    public let offered: CorpusVersion
+    /// The channel the offered version is on.
+    public let channel: String
+
+    public init(name: String, installed: CorpusVersion, offered: CorpusVersion, channel: String) {
+        self.name = name
+        self.installed = installed
+        self.offered = offered
+        self.channel = channel
     }
 }

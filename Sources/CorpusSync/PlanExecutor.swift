@@ -89,7 +89,7 @@ struct PlanExecutor: Sendable {
         do {
             if let damage = InstalledVerification(home: home, config: operation.config).damage(of: have) {
                 // Only the version the catalog offers can be fetched again.
-                guard let offer = catalogs.offered.first(where: { $0.remote == have.remote && $0.entry.id == have.id && $0.entry.version == have.version }) else {
+                guard let offer = catalogs.listed.first(where: { $0.remote == have.remote && $0.entry.id == have.id && $0.entry.version == have.version }) else {
                     return .init(name: have.qualifiedName, kind: .failed, version: version, error: damage)
                 }
                 if downloadsLock == nil { downloadsLock = try sharedDownloadsLock() }

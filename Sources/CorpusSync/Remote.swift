@@ -25,9 +25,11 @@ public struct Remote: Codable, Hashable, Sendable {
     /// type 0x04, `remote add --witness`), and how many of them (`--witness-threshold`, default all).
     public var witnesses: [String] = []
     public var witnessThreshold: Int?
+    /// The channel followed besides `stable` (`remote add --channel`, `sync --channel`); nil: `stable` only.
+    public var channel: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, url, mirrors, storage
+        case name, url, mirrors, storage, channel
         case rootKey = "root_key"
         case rootVersion = "root_version"
         case rootDocument = "root_document"
@@ -47,6 +49,7 @@ public struct Remote: Codable, Hashable, Sendable {
         rootDocument = try c.decodeIfPresent(String.self, forKey: .rootDocument)
         witnesses = try c.decodeIfPresent([String].self, forKey: .witnesses) ?? []
         witnessThreshold = try c.decodeIfPresent(Int.self, forKey: .witnessThreshold)
+        channel = try c.decodeIfPresent(String.self, forKey: .channel)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -61,6 +64,7 @@ public struct Remote: Codable, Hashable, Sendable {
         try c.encodeIfPresent(rootDocument, forKey: .rootDocument)
         if !witnesses.isEmpty { try c.encode(witnesses, forKey: .witnesses) }
         try c.encodeIfPresent(witnessThreshold, forKey: .witnessThreshold)
+        try c.encodeIfPresent(channel, forKey: .channel)
     }
 
     /// Requires `threshold` (default: every one) of `vkeys`' cosignatures on the log's checkpoint.
@@ -120,6 +124,16 @@ public struct Remote: Codable, Hashable, Sendable {
         self.storage = origins
         self.rootKey = rootKey.base64
         self.rootVersion = rootVersion
+    }
+
+    /// What `channel` stores for a channel a user names: nil for `stable` (followed always), the
+    /// name otherwise; a name that is not a valid id is refused as a usage mistake.
+    public static func channelSetting(_ name: String?) throws -> String? {
+        guard let name, name != ChannelRules.defaultChannel else { return nil }
+        guard Identifier.isValid(name) else {
+            throw SyncError.invalidRemote(reason: "channel \(name.debugDescription) is not a valid channel name (letters, digits, '-', '_', '.')")
+        }
+        return name
     }
 
     /// The canonical spelling of a storage origin (`http://host:port`), nil when `url` is none.

@@ -16,7 +16,7 @@ struct RemoteRegistry: Sendable {
     /// Pins a catalog's root key. Re-adding a remote with the key it has already (to change its
     /// URL or mirrors) is fine; another key is refused, as re-pinning needs `remote remove` first.
     func add(name: String, url: String, mirrors: [String], storage: [String] = [], trust: TrustAnchor,
-             witnesses: [String] = [], witnessThreshold: Int? = nil) throws -> Remote {
+             witnesses: [String] = [], witnessThreshold: Int? = nil, channel: String? = nil) throws -> Remote {
         var remote: Remote
         switch trust {
         case let .key(key):
@@ -30,6 +30,7 @@ struct RemoteRegistry: Sendable {
             try remote.pin(rootDocument: json)
         }
         try remote.requireWitnesses(witnesses, threshold: witnessThreshold)
+        remote.channel = channel
         guard name != HomeLayout.localRemote else { throw SyncError.reservedRemoteName(name) }
         var config = try ClientConfig.load(home)
         if let existing = config.remote(named: name), existing.rootKey != remote.rootKey || existing.rootDocument != remote.rootDocument {

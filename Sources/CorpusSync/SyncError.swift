@@ -57,6 +57,9 @@ public enum SyncError: Error, Equatable, Sendable {
 
     // Network (exit 5): every source and retry failed; `last` is the last transport failure.
     case network(after: Int, last: TransportError)
+    /// Offline mode is on (`--offline`, `CORPUS_OFFLINE=1`) and `action` needs the network: refused
+    /// before any request, with nothing sent (exit 5).
+    case offline(action: String)
     /// Every source answered 404 (exit 6).
     case notFound(file: String)
     /// A wanted-file names ids, versions or catalogs the catalogs do not offer (each entry says
@@ -116,7 +119,7 @@ public enum SyncError: Error, Equatable, Sendable {
              .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat,
              .logRefused, .logFork:
             return .verification
-        case .network: return .network
+        case .network, .offline: return .network
         case .notFound, .notInstalled, .wantedNotOffered: return .notFound
         case .entitlementRequired, .entitlementDenied, .importLimit: return .entitlement
         case .lockHeld: return .localIO
@@ -146,6 +149,7 @@ public enum SyncError: Error, Equatable, Sendable {
         case .entitlementRequired, .entitlementDenied: return "entitlement"
         case .importLimit: return "import-limit"
         case .network: return "network"
+        case .offline: return "offline"
         case .insufficientSpace: return "disk-full"
         case .io where isOutOfSpace: return "disk-full"
         case .io: return "io"
@@ -249,6 +253,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
         case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"
         case let .network(after, last): return "unavailable after \(after) attempt\(after == 1 ? "" : "s"): \(last)"
+        case let .offline(action): return "offline mode is on: \(action) needs the network, and nothing was sent"
         case let .notFound(file): return "\(file) was not found on any source"
         case let .wantedNotOffered(entries):
             return "the wanted-file names what no catalog offers: \(entries.joined(separator: "; ")); nothing was installed or removed"

@@ -99,6 +99,10 @@ public struct SyncPlanner: Sendable {
     /// such a corpus by the version its catalog offers even when that version is lower, so what a
     /// thief published ahead of the publisher does not stay installed.
     public var revoked: Set<String> = []
+    /// Versions on a followed channel whose rollout has not reached this client
+    /// (`ChannelSelection`): `install ID@VERSION` naming one installs it, the way a user-initiated
+    /// check does in Sparkle.
+    public var heldBack: [OfferedCorpus] = []
 
     public init(offered: [OfferedCorpus], installed: [InstalledCorpusRecord], importLimit: Int?) {
         self.offered = offered
@@ -148,6 +152,17 @@ public struct SyncPlanner: Sendable {
         }
     }
 
+    /// Installed corpora newer than what is offered for them now: a sync keeps them (it never
+    /// downgrades), and says so.
+    public var keptNewer: [KeptNewerVersion] {
+        installed.sorted { $0.qualifiedName < $1.qualifiedName }.compactMap { have in
+            guard !revoked.contains(have.qualifiedName),
+                  let offer = offered.first(where: { $0.remote == have.remote && $0.entry.id == have.id }),
+                  offer.entry.version < have.version else { return nil }
+            return KeptNewerVersion(name: have.qualifiedName, installed: have.version, offered: offer.entry.version, channel: offer.entry.channelName)
+        }
+    }
+
     /// Corpora that count against the import limit: every installed one that is not a bundled starter.
     public var importsUsed: Int { installed.filter { !$0.bundled }.count }
 
@@ -156,10 +171,14 @@ public struct SyncPlanner: Sendable {
         var used = importsUsed
         var actions: [SyncAction] = []
         for w in wanted {
-            let offer: OfferedCorpus
+            var offer: OfferedCorpus
             switch resolveOffer(w.id) {
             case let .success(o): offer = o
             case let .failure(r): actions.append(.refuse(name: w.id, reason: r)); continue
+            }
+            if let pin = w.version, pin != offer.entry.version,
+               let rolling = heldBack.first(where: { $0.remote == offer.remote && $0.entry.id == offer.entry.id && $0.entry.version == pin }) {
+                offer = rolling
             }
             if let pin = w.version, pin != offer.entry.version {
                 // A catalog offers one version per corpus; an older pin is kept if already installed.

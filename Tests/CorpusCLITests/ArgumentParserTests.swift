@@ -38,7 +38,7 @@ import CorpusPublisher
         (["show"], .wrongArgumentCount(command: "show", usage: "ID")),
         (["show", "a", "b"], .wrongArgumentCount(command: "show", usage: "ID")),
         (["list", "extra"], .wrongArgumentCount(command: "list", usage: "")),
-        (["remote", "add", "n"], .wrongArgumentCount(command: "remote add", usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]")),
+        (["remote", "add", "n"], .wrongArgumentCount(command: "remote add", usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K] [--channel NAME]")),
         (["remote", "add", "n", "http://u"], .missingRequired("--trust", command: "remote add")),
         (["remote", "add", "--mirror", "http://m", "n", "http://u"], .missingRequired("--trust", command: "remote add")),
     ]

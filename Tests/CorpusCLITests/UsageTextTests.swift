@@ -31,11 +31,11 @@ import CorpusCLIKit
     }
 
     static let lines: [UsageLine] = [
-        UsageLine(parser: ClientProgram.parser, command: ["remote", "add"], usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]"),
+        UsageLine(parser: ClientProgram.parser, command: ["remote", "add"], usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K] [--channel NAME]"),
         UsageLine(parser: ClientProgram.parser, command: ["catalog"], usage: "[QUERY] [--language L] [--access free|entitled]"),
-        UsageLine(parser: ClientProgram.parser, command: ["install"], usage: "ID[@VERSION]..."),
+        UsageLine(parser: ClientProgram.parser, command: ["install"], usage: "ID[@VERSION]... [--now]"),
         UsageLine(parser: ClientProgram.parser, command: ["import"], usage: "FILE.corpus.zip [--trust PUB]..."),
-        UsageLine(parser: ClientProgram.parser, command: ["sync"], usage: "[--wanted FILE] [--prune]"),
+        UsageLine(parser: ClientProgram.parser, command: ["sync"], usage: "[--wanted FILE] [--prune] [--channel NAME]"),
         UsageLine(parser: ClientProgram.parser, command: ["search"], usage: "QUERY [--corpus ID]... [-k N] [--lexical-only] [--remote NAME] [--exact] [--since TIME] [--until TIME] [--budget TOKENS] [--extract]"),
         UsageLine(parser: ClientProgram.parser, command: ["verify"], usage: "[ID] [--log] [--against CHECKPOINT]"),
         UsageLine(parser: ClientProgram.parser, command: ["list"], usage: ""),
@@ -78,7 +78,7 @@ import CorpusCLIKit
     @Test func commandHelpText() throws {
         let spec = try #require(ClientProgram.parser.commands.first { $0.path == ["remote", "add"] })
         #expect(ClientProgram.parser.usage(of: spec, program: "corpus") == """
-            usage: corpus remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]
+            usage: corpus remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K] [--channel NAME]
                 add a catalog and pin its root key
 
             options:
@@ -87,10 +87,11 @@ import CorpusCLIKit
               --trust ROOT.json|PUB  the catalog's root: a root document (keys/root-N.json) or its root public key (minisign .pub file)
               --witness PUB (repeatable)  a witness whose cosignature the catalog's log must carry: its key (name+keyid+base64, as corpusd witness prints it) or a file holding it
               --witness-threshold K (1-100)  how many of the --witness keys must cosign (default: all)
+              --channel NAME  follow channel NAME besides stable (e.g. beta): the newest version across both is offered
 
             """)
         let help = ClientProgram.parser.help(program: "corpus")
-        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K]\n      add a catalog and pin its root key\n  remote list\n"))
-        #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --help, -h  show this help\n"))
+        #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K] [--channel NAME]\n      add a catalog and pin its root key\n  remote list\n"))
+        #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --offline  no network at all: work from what the home holds (default: on when $CORPUS_OFFLINE is 1)\n  --limit-rate RATE  cap download speed for the whole command, parallel downloads included, as curl's: 2M, 500K or bytes per second (default: config.json's limit_rate)\n  --help, -h  show this help\n"))
     }
 }
