@@ -7,7 +7,7 @@ import CorpusSync
 /// `corpus install ID[@VERSION]...`
 struct InstallCommand: ClientCommand {
     static let argument = "ID[@VERSION]"
-    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore(argument))
+    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore(argument).completing(.catalogIDs))
     static let readsToken = true
 
     let context: ClientContext

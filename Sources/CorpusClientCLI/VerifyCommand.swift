@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus verify [ID]`
 struct VerifyCommand: ClientCommand {
-    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID"))
+    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID").completing(.installedIDs))
 
     let context: ClientContext
 
