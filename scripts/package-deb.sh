@@ -8,7 +8,7 @@
 # Debian package provides, so that package only runs where the toolchain is.
 #
 # The version is what the binaries print (`corpus --version`: ProductVersion.current). Depends is
-# computed as dpkg-shlibdeps would, from the libraries the binaries load: ldd's list, plus the two
+# computed as dpkg-shlibdeps would, from the libraries the binaries load: their NEEDED entries, plus the two
 # opened with dlopen (libcurl.so.4 for HTTP, libopenblas.so.0 for models), each mapped to its
 # package with `dpkg -S`, its dependency taken from the package's shlibs file when it has one,
 # else as (>= the upstream version installed here), the version the binaries were built against.
@@ -44,8 +44,14 @@ install -d "$root/usr/share/lintian/overrides"
 install -m 644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/corpussync"
 
 # Depends, from the libraries the binaries load.
+# As dpkg-shlibdeps: the binaries' own NEEDED entries (not what those libraries load in turn: their
+# packages depend on that), each found where ldd resolves it.
 libraries() {
-  for b in "$bin/corpus" "$bin/corpusd"; do ldd "$b" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}'; done
+  for b in "$bin/corpus" "$bin/corpusd"; do
+    for soname in $(objdump -p "$b" | awk '$1 == "NEEDED" {print $2}'); do
+      ldd "$b" | awk -v s="$soname" '$1 == s && $3 ~ /^\// {print $3; exit}'
+    done
+  done
   for soname in libcurl.so.4 libopenblas.so.0; do
     ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64/ {print $NF; exit}'
   done
@@ -67,8 +73,9 @@ while read -r lib; do
   soname=$(basename "$lib")
   # OpenBLAS is one soname from several builds (pthread, openmp, serial): the metapackage.
   case "$pkg" in libopenblas0-*) deps[libopenblas0]="libopenblas0"; continue ;; esac
-  name=${soname%%.so*}; major=${soname#*.so.}; major=${major%%.*}
-  shlibs=$(cat "/var/lib/dpkg/info/$pkg.shlibs" "/var/lib/dpkg/info/$pkg:$arch.shlibs" 2>/dev/null | awk -v n="$name" -v m="$major" '$1 == n && $2 == m {$1=""; $2=""; sub(/^  /, ""); print; exit}')
+  # A shlibs line is `NAME SOVERSION DEPENDENCY`: libz.so.1 is `libz 1`, libbz2.so.1.0 `libbz2 1.0`.
+  name=${soname%%.so*}; major=${soname#*.so.}
+  shlibs=$({ cat "/var/lib/dpkg/info/$pkg.shlibs" "/var/lib/dpkg/info/$pkg:$arch.shlibs" 2>/dev/null || true; } | awk -v n="$name" -v m="$major" '$1 == n && $2 == m {$1=""; $2=""; sub(/^  /, ""); print; exit}')
   if [ -n "$shlibs" ]; then
     deps[$pkg]=$shlibs
   else

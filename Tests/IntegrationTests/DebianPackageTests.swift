@@ -96,5 +96,13 @@ import CorpusTestSupport
         #expect(!FileManager.default.fileExists(atPath: "\(root)/etc/systemd/system"))
         let manpage = try ProcessRunner.run("/bin/sh", ["-c", "zcat '\(root)/usr/share/man/man8/corpusd.8.gz' | head -3"]).stdout
         #expect(manpage.contains("CorpusSync \(version)"))
+
+        // lintian: no error. The one tag suppressed is the debug build's own: its binaries find the
+        // Swift runtime through a RUNPATH into /opt/swift (the release build `make deb` packages
+        // links it statically and has none).
+        let lintian = try ProcessRunner.run("/usr/bin/lintian", ["--fail-on", "error", "--suppress-tags", "custom-library-search-path", deb],
+                                            environment: environment, timeout: 300)
+        #expect(lintian.status == 0, "lintian: \(lintian.stdout)\(lintian.stderr)")
+        #expect(!lintian.stdout.contains("E: "), "\(lintian.stdout)")
     }
 }
