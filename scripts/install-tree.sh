@@ -33,12 +33,15 @@ deploy=(deploy/README.md deploy/nginx.conf deploy/nginx-edge-cache.conf deploy/n
 conffiles=(corpusd/serve.env corpusd/mirror.env)
 doc=$PREFIX/share/doc/corpussync
 
+# Paths inside the units and man pages, generated for this PREFIX and SYSCONFDIR.
+paths() { sed -e "s|/usr/local/|$PREFIX/|g" -e "s|/etc/corpusd|$SYSCONFDIR/corpusd|g"; }
+
 if [ "${1:-}" = --uninstall ]; then
   for f in "${files[@]}"; do rm -f "$DESTDIR$PREFIX/$f"; done
   rm -rf "$DESTDIR$doc"
   # The settings are the operator's: left in place when changed, as dpkg leaves conffiles.
   for f in "${conffiles[@]}"; do
-    if cmp -s "deploy/systemd/$(basename "$f")" "$DESTDIR$SYSCONFDIR/$f"; then rm -f "$DESTDIR$SYSCONFDIR/$f"; fi
+    if paths < "deploy/systemd/$(basename "$f")" | cmp -s - "$DESTDIR$SYSCONFDIR/$f"; then rm -f "$DESTDIR$SYSCONFDIR/$f"; fi
   done
   rmdir "$DESTDIR$SYSCONFDIR/corpusd" 2>/dev/null || true
   exit 0
@@ -46,9 +49,6 @@ fi
 
 bin=${1:?usage: scripts/install-tree.sh BIN_DIR | --uninstall}
 [ -x "$bin/corpus" ] && [ -x "$bin/corpusd" ] || { echo "install-tree: no corpus and corpusd in $bin" >&2; exit 1; }
-
-# Paths inside the units and man pages, generated for this PREFIX and SYSCONFDIR.
-paths() { sed -e "s|/usr/local/|$PREFIX/|g" -e "s|/etc/corpusd|$SYSCONFDIR/corpusd|g"; }
 
 install -d "$DESTDIR$PREFIX/bin" "$DESTDIR$PREFIX/share/man/man1" "$DESTDIR$PREFIX/share/man/man8" \
   "$DESTDIR$PREFIX/share/bash-completion/completions" "$DESTDIR$PREFIX/$ZSHDIR" "$DESTDIR$PREFIX/share/fish/vendor_completions.d" \

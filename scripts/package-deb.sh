@@ -40,8 +40,6 @@ date_rfc2822=$(LC_ALL=C date -u -d "$(sed -n 's/.*releaseDate = "\(.*\)".*/\1/p'
 printf 'corpussync (%s) unstable; urgency=medium\n\n  * Release %s; what changed is in docs/release-notes.md.gz.\n\n -- CorpusSync maintainers <corpussync@example.org>  %s\n' \
   "$version" "$version" "$date_rfc2822" | gzip -9n > "$doc/changelog.gz"
 cp docs/release-notes.md "$doc/release-notes.md" && gzip -9n "$doc/release-notes.md"
-install -d "$root/usr/share/lintian/overrides"
-install -m 644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/corpussync"
 
 # Depends, from the libraries the binaries load.
 # As dpkg-shlibdeps: the binaries' own NEEDED entries (not what those libraries load in turn: their
@@ -114,5 +112,6 @@ chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 755 {} +
 
 deb=$out/corpussync_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$root" "$deb" >/dev/null
+# DEB_COMPRESSION/DEB_COMPRESSION_LEVEL: the tests' package trades size for time (gzip -1).
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" ${DEB_COMPRESSION_LEVEL:+-z"$DEB_COMPRESSION_LEVEL"} --build "$root" "$deb" >/dev/null
 echo "$deb"

@@ -54,7 +54,7 @@ import CorpusTestSupport
 
     @Test func theDebInstallsIntoAScratchRootAndRunsThere() throws {
         let dir = TempDirectory("deb")
-        let environment = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "DEB_COMPRESSION": "gzip"]
+        let environment = ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "DEB_COMPRESSION": "gzip", "DEB_COMPRESSION_LEVEL": "1"]
         let build = try ProcessRunner.run("\(Self.packageRoot)/scripts/package-deb.sh", [BuiltProducts.directory, dir.url("out"), "--swift-runtime-from-toolchain"],
                                           environment: environment, timeout: 300)
         try #require(build.status == 0, "\(build.stderr)")
