@@ -89,6 +89,6 @@ import CorpusCLIKit
             """)
         let help = ClientProgram.parser.help(program: "corpus")
         #expect(help.hasPrefix("usage: corpus COMMAND [OPTIONS]\n\ncommands:\n  remote add NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB\n      add a catalog and pin its root key\n  remote list\n"))
-        #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --help, -h  show this help\n"))
+        #expect(help.hasSuffix("\nglobal options:\n  --home DIR  home folder (default: $CORPUS_HOME, else $XDG_DATA_HOME/corpus)\n  --json  print one JSON object on stdout, progress as JSON lines on stderr\n  --quiet, -q  print only errors\n  --token TOKEN  entitlement token (default: $CORPUS_TOKEN, else the one stored by `corpus login`)\n  --help, -h  show this help\n  --version  print the version\n"))
     }
 }
