@@ -15,7 +15,7 @@ packages=(
   # Packaging and what checks the package (docs/operations.md "Installing"): lintian, mandoc's
   # lint of the generated man pages, systemd-analyze for the units, the three shells whose
   # completions are generated, and the OPDS feeds' checkers (JSON Schema, an Atom consumer).
-  dpkg-dev lintian mandoc systemd bash-completion zsh fish python3-jsonschema python3-feedparser
+  lintian mandoc systemd bash-completion zsh fish python3-jsonschema python3-feedparser
 )
 
 missing=()
