@@ -39,7 +39,6 @@ install -m 644 deploy/debian/copyright "$doc/copyright"
 date_rfc2822=$(LC_ALL=C date -u -d "$(sed -n 's/.*releaseDate = "\(.*\)".*/\1/p' Sources/CorpusCLIKit/CommandLineProgram.swift)" -R)
 printf 'corpussync (%s) unstable; urgency=medium\n\n  * Release %s; what changed is in docs/release-notes.md.gz.\n\n -- CorpusSync maintainers <corpussync@example.org>  %s\n' \
   "$version" "$version" "$date_rfc2822" | gzip -9n > "$doc/changelog.gz"
-cp docs/release-notes.md "$doc/release-notes.md" && gzip -9n "$doc/release-notes.md"
 
 # Depends, from the libraries the binaries load.
 # As dpkg-shlibdeps: the binaries' own NEEDED entries (not what those libraries load in turn: their
