@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: bootstrap build release test demo bench eval contract tsan clean fuzz fuzz-smoke soak apple-seams test-urlsession
+.PHONY: bootstrap build release test demo bench eval contract tsan clean fuzz fuzz-smoke soak apple-seams test-urlsession install uninstall deb
 
 # Seconds each fuzz target runs in `make fuzz` (docs/fuzzing.md); CI's smoke in `make test` runs 10.
 FUZZ_SECONDS ?= 60
@@ -67,6 +67,23 @@ test-urlsession: bootstrap
 # and checked for libcurl and libzip (docs/apple.md "HTTP transport").
 apple-seams: bootstrap
 	scripts/apple-seams.sh
+
+# GNU conventions: PREFIX (default /usr/local), DESTDIR for staging, SYSCONFDIR (default
+# $(PREFIX)/etc, /etc for PREFIX=/usr). The release binaries, the man pages and completions
+# generated from them, the systemd units with their paths for PREFIX, the nginx configs and docs
+# under share/doc/corpussync (docs/operations.md "Installing").
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: release
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" scripts/install-tree.sh "$$(scripts/release-build.sh --show-bin-path)"
+
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" scripts/install-tree.sh --uninstall
+
+# corpussync_<version>_amd64.deb in dist/, with dpkg-deb alone, from the release build (the Swift
+# runtime linked statically); then lintian on it.
+deb: release
+	deb="$$(scripts/package-deb.sh "$$(scripts/release-build.sh --show-bin-path)" dist)" && lintian --fail-on error "$$deb"
 
 contract: build
 	../shared/contract-check

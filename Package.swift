@@ -66,7 +66,7 @@ let package = Package(
         // nor libxml2. Every module a CLI module imports is listed (CorpusFormat's values; for
         // corpusd the mirror's API, made of CorpusSync's types, and the publisher's SQLiteError),
         // not left to come along with another dependency.
-        .target(name: "CorpusCLIKit", dependencies: ["CorpusFormat"]),
+        .target(name: "CorpusCLIKit", dependencies: ["CorpusFormat", "CorpusHTTP"]),
         .target(name: "CorpusClientCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusSync", "CorpusEngine"]),
         .target(name: "CorpusServerCLI", dependencies: ["CorpusCLIKit", "CorpusFormat", "CorpusEngine", "CorpusPublisher", "CorpusServer", "CorpusMirror", "CorpusSync", "CorpusObjectStore", "CorpusHTTP"]),
         .executableTarget(name: "corpus", dependencies: ["CorpusClientCLI", "CorpusSync"]),

@@ -12,6 +12,10 @@ packages=(
   zsync casync zim-tools sqlite3-doc kiwix-tools
   # Go's sumdb/tlog and sumdb/note check our transparency log (Tests/Fixtures/tlog-interop).
   golang-go golang-golang-x-mod-dev
+  # Packaging and what checks the package (docs/operations.md "Installing"): lintian, mandoc's
+  # lint of the generated man pages, systemd-analyze for the units, the three shells whose
+  # completions are generated, and the OPDS feeds' checkers (JSON Schema, an Atom consumer).
+  lintian mandoc systemd bash-completion zsh fish python3-jsonschema python3-feedparser
 )
 
 missing=()

@@ -2,10 +2,18 @@
 public struct Positionals: Sendable {
     public let usage: String
     public let count: ClosedRange<Int>
+    /// What a shell offers for them (`ShellCompletion`): nothing, files, or corpus ids.
+    public let completion: PositionalCompletion
 
-    public init(usage: String, count: ClosedRange<Int>) {
+    public init(usage: String, count: ClosedRange<Int>, completion: PositionalCompletion = .none) {
         self.usage = usage
         self.count = count
+        self.completion = completion
+    }
+
+    /// The same positionals, completed by a shell with `completion`.
+    public func completing(_ completion: PositionalCompletion) -> Positionals {
+        Positionals(usage: usage, count: count, completion: completion)
     }
 
     public static let none = Positionals(usage: "", count: 0...0)
@@ -29,6 +37,17 @@ public struct Positionals: Sendable {
     public static func words(_ name: String, count: ClosedRange<Int>) -> Positionals {
         Positionals(usage: count.lowerBound == 0 ? "[\(name)]" : name, count: count)
     }
+}
+
+/// What a shell's completion offers for a command's positionals.
+public enum PositionalCompletion: String, Sendable {
+    case none
+    /// Files and folders.
+    case files
+    /// The ids of the home's cached catalogs (`corpus install`, `corpus show`).
+    case catalogIDs = "catalog"
+    /// The ids of installed corpora (`corpus remove`, `corpus verify`, …).
+    case installedIDs = "installed"
 }
 
 /// One command's row of the command table: the words that name it, what it does, its arguments

@@ -19,6 +19,7 @@ extension ArgumentParser {
         if !globals.isEmpty {
             out += "\nglobal options:\n"
             for g in globals { out += "  \(Self.entry(g))  \(g.help)\n" }
+            out += "  --version  print the version\n"
         }
         return out
     }

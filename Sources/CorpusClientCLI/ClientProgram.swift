@@ -19,11 +19,31 @@ public enum ClientProgram {
 
     static let parser = ArgumentParser(commands: commands.map { $0.spec }, globals: globals)
 
-    static let program = CommandLineProgram(name: "corpus", parser: parser, report: ClientErrors.report)
+    static let manual = ManualPage(
+        section: "1",
+        summary: "install, update and search signed document corpora",
+        description: [
+            "corpus installs corpora (signed bundles of documents with their search index) from catalogs published with corpusd(8), keeps them up to date, and searches every installed corpus at once, offline. Nothing is trusted that does not verify against the key pinned with corpus remote add.",
+            "Every command prints one JSON object with --json (progress as JSON lines on stderr). A command given several ids attempts every one; its exit status is that of the first refusal.",
+        ],
+        environment: [
+            (name: "CORPUS_HOME", text: "the home folder when --home is not given (default: $XDG_DATA_HOME/corpus, else ~/.local/share/corpus)"),
+            (name: "CORPUS_TOKEN", text: "an entitlement token, when --token is not given"),
+        ],
+        files: [
+            (path: "$CORPUS_HOME/config.json", text: "the remotes and their pinned keys"),
+            (path: "$CORPUS_HOME/corpora", text: "installed corpora, one folder per remote and id"),
+        ])
+
+    static let program = CommandLineProgram(name: "corpus", parser: parser, manual: manual, report: ClientErrors.report)
 
     /// Runs one `corpus` command line and returns the process exit code.
     public static func main(_ arguments: [String]) async -> Int32 {
-        await program.main(arguments) { cmd, console in
+        if let ids = CompletionIDs.answer(Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+            Console(json: false, quiet: false).out(ids.joined(separator: "\n"))
+            return 0
+        }
+        return await program.main(arguments) { cmd, console in
             guard let command = commands.first(where: { $0.spec.path == cmd.spec.path }) else {
                 throw UsageError.unknownCommand(cmd.spec.name)
             }

@@ -7,7 +7,7 @@ struct DocumentsCommand: ClientCommand {
     static let from = Option.text("--from", "PATH", "start the listing at this document (a listing's next)")
     static let remote = Option.text("--remote", "NAME", "list the documents on this remote's server instead of the installed corpus")
     static let spec = CommandSpec(["documents"], "list a corpus's documents and their sections, a page at a time",
-                                  positionals: .exactly("ID"), options: [from, remote])
+                                  positionals: .exactly("ID").completing(.installedIDs), options: [from, remote])
 
     let context: ClientContext
 

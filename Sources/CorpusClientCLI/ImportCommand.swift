@@ -8,7 +8,7 @@ import CorpusSync
 struct ImportCommand: ClientCommand {
     static let trust = Option.repeatable("--trust", "PUB", accepts: .path, "an extra public key to accept for this bundle")
     static let spec = CommandSpec(["import"], "install a bundle file you downloaded by hand",
-                                  positionals: .exactly("FILE.corpus.zip"), options: [trust])
+                                  positionals: .exactly("FILE.corpus.zip").completing(.files), options: [trust])
 
     let context: ClientContext
 

@@ -8,7 +8,7 @@ import CorpusSync
 struct InstallCommand: ClientCommand {
     static let argument = "ID[@VERSION]"
     static let now = Option.flag("--now", "install the newest version now, even one whose rollout has not reached this client yet")
-    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore(argument), options: [now])
+    static let spec = CommandSpec(["install"], "download, verify and install corpora", positionals: .oneOrMore(argument).completing(.catalogIDs), options: [now])
     static let readsToken = true
 
     let context: ClientContext

@@ -9,7 +9,7 @@ struct ReadCommand: ClientCommand {
     static let all = Option.flag("--all", "read on to the document's end, page after page")
     static let remote = Option.text("--remote", "NAME", "read from this remote's server instead of the installed corpus")
     static let spec = CommandSpec(["read"], "a document's text in reading order, overlap removed, a page at a time",
-                                  positionals: .exactly("ID", "DOCUMENT"), options: [at, from, all, remote])
+                                  positionals: .exactly("ID", "DOCUMENT").completing(.installedIDs), options: [at, from, all, remote])
 
     let context: ClientContext
 

@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus remove ID...`
 struct RemoveCommand: ClientCommand {
-    static let spec = CommandSpec(["remove"], "remove installed corpora", positionals: .oneOrMore("ID"))
+    static let spec = CommandSpec(["remove"], "remove installed corpora", positionals: .oneOrMore("ID").completing(.installedIDs))
 
     let context: ClientContext
 

@@ -6,7 +6,7 @@ import CorpusSync
 
 /// `corpus show ID`
 struct ShowCommand: ClientCommand {
-    static let spec = CommandSpec(["show"], "everything about one corpus", positionals: .exactly("ID"))
+    static let spec = CommandSpec(["show"], "everything about one corpus", positionals: .exactly("ID").completing(.catalogIDs))
     static let readsToken = true
 
     let context: ClientContext

@@ -8,7 +8,7 @@ import CorpusSync
 struct VerifyCommand: ClientCommand {
     static let log = Option.flag("--log", "check the kept transparency-log inclusion proofs offline instead of the files")
     static let against = Option.path("--against", "CHECKPOINT", "with --log: compare with another client's checkpoint (its state/<remote>/checkpoint or a kept proof)")
-    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID"),
+    static let spec = CommandSpec(["verify"], "re-check installed files against their signed manifests", positionals: .optional("ID").completing(.installedIDs),
                                   options: [log, against])
 
     let context: ClientContext

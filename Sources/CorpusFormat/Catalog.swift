@@ -250,6 +250,9 @@ public enum TreeLayout {
     /// The `Content-Type` a file of a tree is served with, by its name: the same from `corpusd
     /// serve` and from an object store the tree was uploaded to.
     public static func contentType(of name: String) -> String {
+        // The OPDS feeds (`opds/`) carry the media types e-book readers look for.
+        if name.hasSuffix(".opds.json") { return "application/opds+json" }
+        if name.hasSuffix(".atom") { return "application/atom+xml;profile=opds-catalog" }
         if name.hasSuffix(".json") { return "application/json" }
         if name.hasSuffix(".zip") { return "application/zip" }
         if name.hasSuffix(".html") { return "text/html; charset=utf-8" }

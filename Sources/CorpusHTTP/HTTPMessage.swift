@@ -109,7 +109,7 @@ public struct HTTPClientConfiguration: Sendable {
     public var maxRedirects: Int = 5
     /// A PEM file of CA certificates to trust instead of the system store (for private hosts).
     public var caBundle: String?
-    public var userAgent: String = "corpus/1"
+    public var userAgent: String = ProductVersion.userAgent("corpus")
     /// The transport (`.curl`, `.urlSession`); nil: the platform's default (`HTTPTransportFactory`).
     public var transport: HTTPTransportFactory?
     /// Offline mode (`corpus --offline`, `CORPUS_OFFLINE=1`): no client is made, so no request is sent.

@@ -69,7 +69,7 @@ final class S3Connection {
 }
 
 extension S3Connection {
-    static let userAgent = "corpusd/1"
+    static let userAgent = ProductVersion.userAgent("corpusd")
 
     /// Why a request cannot be sent, checked before libcurl sees it: every value that reaches its
     /// head holds no control character (`RequestFieldCheck`, RFC 9110 §5.5), the credentials

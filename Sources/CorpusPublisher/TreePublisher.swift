@@ -302,7 +302,7 @@ public enum TreePublisher {
         return layout
     }
 
-    /// Writes the signed catalog, `index.html`, what `beforePointer` writes (the timestamp), then
+    /// Writes the signed catalog, `index.html`, the OPDS feeds, what `beforePointer` writes (the timestamp), then
     /// the pointer, each atomically.
     static func writeCatalog<T>(_ catalog: Catalog, key: SecretKey, trust: IndexPage.Trust, tree: String,
                                 beforePointer: (CatalogPointer) throws -> T) throws -> T {
@@ -313,6 +313,8 @@ public enum TreePublisher {
         try FileIO.writeAtomically(bytes, to: catalogPath)
         try FileIO.writeAtomically(Data(signature.fileText.utf8), to: catalogPath + TreeLayout.signatureSuffix)
         try FileIO.writeAtomically(Data(IndexPage.render(catalog, signer: key.keyID.description, trust: trust).utf8), to: "\(tree)/index.html")
+        // The OPDS view for e-book readers, from the catalog just signed (docs/operations.md "Serving the OPDS feeds").
+        try OPDSFeeds.write(catalog, tree: tree)
         let pointer = CatalogPointer(id: catalog.id, version: catalog.version)
         let written = try beforePointer(pointer)
         try FileIO.writeAtomically(try CanonicalJSON.encode(pointer), to: "\(tree)/\(TreeLayout.pointer)")

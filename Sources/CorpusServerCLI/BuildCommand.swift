@@ -19,7 +19,7 @@ struct BuildCommand: ServerCommand {
     static let model = Option.path("--model", "DIR", "the model folder of --embedder, e.g. models/all-MiniLM-L6-v2 (scripts/fetch-model.sh)")
     static let index = Option.choice("--index", IndexPlace.self, "install (the default: the smaller download; clients build the full-text index) or bundle (the pack holds its index; no indexing at install)")
     static let spec = CommandSpec(["build"], "build a signed corpus bundle from a folder of .txt .md .html .epub files, or from another app's corpus (--from)",
-                                  positionals: .exactly("SOURCE"),
+                                  positionals: .exactly("SOURCE").completing(.files),
                                   options: [id, version, title, description, language, license, from, embedder, model, index, key, out])
 
     /// Where the full-text index is built: `--index bundle|install`.

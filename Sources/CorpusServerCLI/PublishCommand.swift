@@ -12,7 +12,7 @@ struct PublishCommand: ServerCommand {
     static let expires = Option.duration("--expires", .catalogExpiry, "catalog lifetime, like 12h, 30d or 2w (default: 30d)")
     static let deltas = Option.integer("--deltas", "K", in: 0...16, "write deltas from each of the last K versions still referenced (default \(TreePublisher.defaultDeltaBases))")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR"), options: [out, key, timestampKey, expires, deltas] + ObjectStoreOptions.uploadOptions)
+                                  positionals: .exactly("CATALOG_DIR").completing(.files), options: [out, key, timestampKey, expires, deltas] + ObjectStoreOptions.uploadOptions)
 
     let context: ServerContext
 

@@ -71,7 +71,7 @@ struct RootDraftCommand: ServerCommand {
 struct RootSignCommand: ServerCommand {
     static let key = Option.path("--key", "KEY", "your root secret key (of this root or the one before it)").required()
     static let spec = CommandSpec(["root", "sign"], "add your signature of a root draft beside it, as FILE.<KEYID>.minisig",
-                                  positionals: .exactly("FILE"), options: [key])
+                                  positionals: .exactly("FILE").completing(.files), options: [key])
 
     let context: ServerContext
 
@@ -116,7 +116,7 @@ struct RootSignCommand: ServerCommand {
 struct RootPublishCommand: ServerCommand {
     static let out = Option.path("--out", "PUBLIC_DIR", "the published tree").required()
     static let spec = CommandSpec(["root", "publish"], "install a signed root draft as the tree's next root, once both thresholds of root keys signed",
-                                  positionals: .exactly("FILE"), options: [out])
+                                  positionals: .exactly("FILE").completing(.files), options: [out])
 
     let context: ServerContext
 

@@ -16,7 +16,7 @@ struct ServeCommand: ServerCommand {
     static let publicURL = Option.url("--public-url", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
     static let presignExpires = Option.duration("--presign-expires", .presignExpiry, "with --gate-only: how long a presigned URL is good, like 90s, 5m or 15m (default: 5m)")
     static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
-                                  positionals: .exactly("PUBLIC_DIR"),
+                                  positionals: .exactly("PUBLIC_DIR").completing(.files),
                                   options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, gateOnly, ObjectStoreOptions.privateLocation,
                                             ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires, search])
 

@@ -27,7 +27,24 @@ public enum ServerProgram {
         commands: commands.map { $0.spec },
         globals: [.help, .json, .quiet])
 
-    static let program = CommandLineProgram(name: "corpusd", parser: parser, report: ServerErrors.report)
+    static let manual = ManualPage(
+        section: "8",
+        summary: "build, publish, serve and mirror signed document corpora",
+        description: [
+            "corpusd is the publisher's and the host's side of CorpusSync: it builds corpus bundles from folders of documents, publishes them as a static tree with a signed catalog (and OPDS feeds for e-book readers), serves such a tree over HTTP with entitlement gating, mirrors another tree after verifying it, and uploads a tree to S3-compatible storage.",
+            "The systemd units corpusd-serve.service and corpusd-mirror.service (with its timer) run it as the corpusd user; their settings live in /etc/corpusd.",
+        ],
+        environment: [
+            (name: "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN", text: "credentials for --to s3://… (never given on the command line)"),
+            (name: "AWS_PROFILE, AWS_SHARED_CREDENTIALS_FILE, AWS_REGION", text: "the shared credentials file, its profile and the region"),
+            (name: "CORPUS_TOKEN", text: "the token corpusd mirror sends upstream, when --token is not given"),
+        ],
+        files: [
+            (path: "/etc/corpusd", text: "the units' keys and settings (root.pub, entitlement.pub)"),
+            (path: "/srv/corpus", text: "where the units serve and mirror trees"),
+        ])
+
+    static let program = CommandLineProgram(name: "corpusd", parser: parser, manual: manual, report: ServerErrors.report)
 
     /// Runs one `corpusd` command line and returns the process exit code.
     public static func main(_ arguments: [String]) async -> Int32 {

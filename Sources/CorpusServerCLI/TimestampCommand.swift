@@ -9,7 +9,7 @@ struct TimestampCommand: ServerCommand {
     static let key = Option.path("--key", "KEY", "a timestamp secret key of the tree's newest root").required()
     static let expires = Option.duration("--expires", .timestampExpiry, "timestamp lifetime, like 6h, 1d or 3d (default: 1d)")
     static let spec = CommandSpec(["timestamp"], "sign a new timestamp.json for the catalog PUBLIC_DIR serves (run it from cron)",
-                                  positionals: .exactly("PUBLIC_DIR"), options: [key, expires])
+                                  positionals: .exactly("PUBLIC_DIR").completing(.files), options: [key, expires])
 
     let context: ServerContext
 

@@ -9,7 +9,7 @@ import CorpusObjectStore
 /// match the tree, in readers' order.
 struct UploadCommand: ServerCommand {
     static let spec = CommandSpec(["upload"], "upload a published tree to S3-compatible storage in the order its readers rely on, pointer last",
-                                  positionals: .exactly("PUBLIC_DIR"),
+                                  positionals: .exactly("PUBLIC_DIR").completing(.files),
                                   options: [ObjectStoreOptions.to.required(), ObjectStoreOptions.privateLocation, ObjectStoreOptions.endpoint.required(), ObjectStoreOptions.region])
 
     let context: ServerContext
