@@ -101,10 +101,13 @@ public struct BERTEmbedder: Embedder {
         }
         let pooling = settings.pooling
         let chunks = Self.chunks(lengths: sequences.map(\.count), budget: batchTokenBudget, workers: workers)
-        guard chunks.count > 1 else { return encoder.encode(sequences, pooling: pooling, normalize: normalize) }
+        // Fewer chunks than cores (one query, a few texts): each chunk's matrix products are split
+        // among the cores its siblings leave free.
+        let threads = max(1, workers / chunks.count)
+        guard chunks.count > 1 else { return encoder.encode(sequences, pooling: pooling, normalize: normalize, threads: threads) }
         let results = ChunkResults(count: chunks.count)
         DispatchQueue.concurrentPerform(iterations: chunks.count) { i in
-            results.set(i, encoder.encode(Array(sequences[chunks[i]]), pooling: pooling, normalize: normalize))
+            results.set(i, encoder.encode(Array(sequences[chunks[i]]), pooling: pooling, normalize: normalize, threads: threads))
         }
         return results.joined()
     }

@@ -30,8 +30,9 @@ struct BERTEncoder: Sendable {
     }
 
     /// One pooled vector per sequence, unit length when `normalize`. Sequences must be non-empty,
-    /// at most `maxPositions` long, with ids below the vocabulary size.
-    func encode(_ sequences: [[Int32]], pooling: EncoderSettings.Pooling, normalize: Bool = true) -> [[Float]] {
+    /// at most `maxPositions` long, with ids below the vocabulary size. Each matrix product with
+    /// the weights is split among `threads` threads (`EncoderKernels.linear`).
+    func encode(_ sequences: [[Int32]], pooling: EncoderSettings.Pooling, normalize: Bool = true, threads: Int = 1) -> [[Float]] {
         let c = weights.configuration
         let h = c.hidden
         let lengths = sequences.map(\.count)
@@ -58,7 +59,7 @@ struct BERTEncoder: Sendable {
                                    eps: c.layerNormEpsilon, into: x)
 
         for layer in weights.layers {
-            self.layer(layer, scratch: scratch, offsets: offsets, c: c)
+            self.layer(layer, scratch: scratch, offsets: offsets, c: c, threads: threads)
         }
 
         return sequences.indices.map { s in
@@ -67,7 +68,7 @@ struct BERTEncoder: Sendable {
         }
     }
 
-    private func layer(_ layer: BERTWeights.Layer, scratch: Scratch, offsets: [Int], c: BERTConfiguration) {
+    private func layer(_ layer: BERTWeights.Layer, scratch: Scratch, offsets: [Int], c: BERTConfiguration, threads: Int) {
         let h = c.hidden, dh = c.headWidth
         let total = offsets.last!
         let x = scratch.hidden.baseAddress!
@@ -78,7 +79,7 @@ struct BERTEncoder: Sendable {
         let scores = scratch.scores.baseAddress!
 
         EncoderKernels.linear(x, rows: total, inFeatures: h, weight: layer.qkvWeight, bias: layer.qkvBias,
-                             outFeatures: 3 * h, into: qkv)
+                             outFeatures: 3 * h, into: qkv, threads: threads)
 
         // Self-attention, per sequence and head: softmax(Q·Kᵀ/√d)·V, written to that head's columns.
         let scale = 1 / Float(dh).squareRoot()
@@ -96,16 +97,16 @@ struct BERTEncoder: Sendable {
         }
 
         EncoderKernels.linear(context, rows: total, inFeatures: h, weight: layer.attentionOutWeight,
-                             bias: layer.attentionOutBias, outFeatures: h, into: projected)
+                             bias: layer.attentionOutBias, outFeatures: h, into: projected, threads: threads)
         EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
                                    gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
 
         EncoderKernels.linear(x, rows: total, inFeatures: h, weight: layer.intermediateWeight,
-                             bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter)
+                             bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter, threads: threads)
         EncoderKernels.gelu(inter, count: total * c.intermediate)
         EncoderKernels.linear(inter, rows: total, inFeatures: c.intermediate, weight: layer.outputWeight,
-                             bias: layer.outputBias, outFeatures: h, into: projected)
+                             bias: layer.outputBias, outFeatures: h, into: projected, threads: threads)
         EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
                                    gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                                    eps: c.layerNormEpsilon, into: x)

@@ -27,15 +27,39 @@ enum EncoderKernels {
     #endif
 
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
-    /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`.
+    /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`. `y`'s rows are
+    /// `rowStride` apart (default `outFeatures`), so a slice of the output columns can be
+    /// computed on its own (`threads`).
     static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int,
                        weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
-                       into y: UnsafeMutablePointer<Float>) {
-        for r in 0..<rows { (y + r * outFeatures).update(from: bias, count: outFeatures) }
+                       into y: UnsafeMutablePointer<Float>, rowStride: Int? = nil) {
+        let stride = rowStride ?? outFeatures
+        for r in 0..<rows { (y + r * stride).update(from: bias, count: outFeatures) }
         sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
                     Int32(rows), Int32(outFeatures), Int32(inFeatures),
                     1, x, Int32(inFeatures), weight, Int32(inFeatures),
-                    1, y, Int32(outFeatures))
+                    1, y, Int32(stride))
+    }
+
+    /// `linear` with the output features cut into `threads` slices (multiples of 16, the widest
+    /// kernel's block), each computed on its own thread: a query is one short sequence, too few
+    /// rows to split, and every slice reads only its own rows of the weights, the cost that
+    /// dominates a query (the whole model is read once per query).
+    static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int,
+                       weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
+                       into y: UnsafeMutablePointer<Float>, threads: Int) {
+        guard threads > 1, outFeatures >= 32 * threads else {
+            return linear(x, rows: rows, inFeatures: inFeatures, weight: weight, bias: bias, outFeatures: outFeatures, into: y)
+        }
+        let slice = (outFeatures / threads + 15) / 16 * 16
+        // Each thread reads the shared inputs and writes only its own columns of `y`.
+        nonisolated(unsafe) let x = x, weight = weight, bias = bias, y = y
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            let low = t * slice, high = min(outFeatures, low + slice)
+            guard low < high else { return }
+            linear(x, rows: rows, inFeatures: inFeatures, weight: weight + low * inFeatures, bias: bias + low,
+                   outFeatures: high - low, into: y + low, rowStride: outFeatures)
+        }
     }
 
     /// `c[m × n] = alpha · a[m × k] · op(b) + beta · c` with explicit leading dimensions;

@@ -23,8 +23,9 @@ enum OpenBLAS {
 
     /// `cblas_sgemm`, or nil when OpenBLAS cannot be loaded (`BERTEmbedder` refuses before use).
     static let sgemm: SGEMM? = {
-        // Only if nobody chose otherwise: a user's OPENBLAS_NUM_THREADS is theirs.
+        // Only if nobody chose otherwise: a user's OPENBLAS_NUM_THREADS and OPENBLAS_CORETYPE are theirs.
         setenv("OPENBLAS_NUM_THREADS", "1", 0)
+        if let core = coreType(cpuFlags: cpuFlags()) { setenv("OPENBLAS_CORETYPE", core, 0) }
         for name in libraryNames {
             guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
             guard let f = dlsym(handle, "cblas_sgemm") else { continue }
@@ -33,6 +34,44 @@ enum OpenBLAS {
         }
         return nil
     }()
+
+    /// The OpenBLAS core whose sgemm kernels fit a CPU with these feature flags (as Linux lists
+    /// them in /proc/cpuinfo, so only features the kernel enabled), or nil to leave the choice
+    /// to OpenBLAS.
+    ///
+    /// OpenBLAS picks its kernels from the CPU's family and model, and a model newer than its
+    /// table gets the Prescott (SSE3) kernels: Debian 12's 0.3.21 does that on family 6 model 207
+    /// (Emerald Rapids), where encoding ran 3.7 times slower than with the AVX-512 kernels
+    /// (docs/engine.md "Matrix products"). Every AVX-512 core OpenBLAS knows (SkylakeX, Cooperlake,
+    /// SapphireRapids) multiplies floats with SkylakeX's sgemm kernels, and every AVX2 one
+    /// (Haswell, Zen, …) with Haswell's; so naming that core changes nothing on a CPU OpenBLAS
+    /// knows and gives one it does not know the kernels its features allow.
+    static func coreType(cpuFlags flags: Set<String>) -> String? {
+        if ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].allSatisfy(flags.contains) { return "SkylakeX" }
+        if ["avx2", "fma"].allSatisfy(flags.contains) { return "Haswell" }
+        return nil
+    }
+
+    /// The first processor's `flags` line of /proc/cpuinfo; empty when it cannot be read.
+    static func cpuFlags() -> Set<String> {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
+              let colon = line.firstIndex(of: ":") else { return [] }
+        return Set(line[line.index(after: colon)...].split(separator: " ").map(String.init))
+    }
+
+    /// The core OpenBLAS runs its kernels for (`openblas_get_corename`), once loaded.
+    static var coreName: String? {
+        guard sgemm != nil else { return nil }
+        for name in libraryNames {
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) else { continue }
+            defer { dlclose(handle) }
+            guard let f = dlsym(handle, "openblas_get_corename") else { return nil }
+            typealias CoreName = @convention(c) () -> UnsafePointer<CChar>?
+            return unsafeBitCast(f, to: CoreName.self)().map { String(cString: $0) }
+        }
+        return nil
+    }
 
     /// Whether this process has loaded libopenblas (for tests and the bench: /proc/self/maps).
     static var isLoaded: Bool {

@@ -38,4 +38,24 @@ import Testing
         let z = original.map { Foundation.exp(Double($0)) }.reduce(0, +)
         for i in row.indices { #expect(abs(Double(row[i]) - Foundation.exp(Double(original[i])) / z) < 1e-6) }
     }
+
+    /// A linear layer split by output columns among threads gives every column the value the
+    /// direct formula gives, including a last slice narrower than the rest (100 = 64 + 36).
+    @Test(arguments: [1, 2, 3]) func aLinearLayerSplitAmongThreadsComputesEveryColumn(_ threads: Int) throws {
+        try #require(EncoderKernels.blasAvailable, "OpenBLAS is not installed")
+        let rows = 5, inFeatures = 64, outFeatures = 100
+        let x: [Float] = (0..<(rows * inFeatures)).map { Float(($0 * 37) % 23) / 11 - 1 }
+        let weight: [Float] = (0..<(outFeatures * inFeatures)).map { Float(($0 * 53) % 29) / 14 - 1 }
+        let bias: [Float] = (0..<outFeatures).map { Float($0) / 50 }
+        var y = [Float](repeating: .nan, count: rows * outFeatures)
+        EncoderKernels.linear(x, rows: rows, inFeatures: inFeatures, weight: weight, bias: bias,
+                              outFeatures: outFeatures, into: &y, threads: threads)
+        for r in 0..<rows {
+            for o in 0..<outFeatures {
+                var expected = Double(bias[o])
+                for i in 0..<inFeatures { expected += Double(x[r * inFeatures + i]) * Double(weight[o * inFeatures + i]) }
+                #expect(abs(Double(y[r * outFeatures + o]) - expected) < 1e-4, "row \(r) column \(o)")
+            }
+        }
+    }
 }
