@@ -67,16 +67,11 @@ public enum PackDigest {
     }
 
     /// SHA-256 fed through a 1 MiB buffer: rows are small, and one EVP update each would dominate.
-    /// A `holding` hasher keeps every byte instead, for another hasher to take after its own (`append`).
-    final class Hasher {
+    private final class Hasher {
         private let digest = Digest(.sha256)
         private var buffer: [UInt8] = []
-        private let holding: Bool
 
-        init(holding: Bool = false) {
-            self.holding = holding
-            buffer.reserveCapacity(1 << 20)
-        }
+        init() { buffer.reserveCapacity(1 << 20) }
 
         func tag(_ t: Unicode.Scalar) { buffer.append(UInt8(t.value)) }
 
@@ -85,21 +80,10 @@ public enum PackDigest {
         func text(_ bytes: UnsafeRawBufferPointer) {
             int(Int64(bytes.count))
             buffer.append(contentsOf: bytes)
-            if buffer.count >= 1 << 20 && !holding { flush() }
-        }
-
-        func text(_ s: String) {
-            var s = s
-            s.withUTF8 { text(UnsafeRawBufferPointer($0)) }
+            if buffer.count >= 1 << 20 { flush() }
         }
 
         func bytes(_ b: [UInt8]) { buffer += b }
-
-        /// Hashes, after what this hasher was given, every byte `held` kept.
-        func append(_ held: Hasher) {
-            flush()
-            digest.update(held.buffer)
-        }
 
         private func flush() {
             digest.update(buffer)

@@ -58,18 +58,14 @@ public struct BuildSummary: Sendable {
 /// The work is a pipeline, because SQLite's FTS5 indexing runs on a single core and is the
 /// longest step: a thread of its own owns the pack and indexes rows as they come, while this
 /// thread ingests the next group of files on the other cores (splitting each document into
-/// passages as it is parsed), embeds the group (and quantizes its vectors) once the pack thread
-/// has it, and adds its rows to the rows digest (`PackDigest.RowsDigester`). All of that fits in
-/// the time this thread would otherwise wait for the pack thread, so when the pack thread has
-/// merged the index and copied the pack out, only `BundleWriter` is left: it compresses the pack
-/// on every core and writes the signed zip. (Profiled on 100,000 passages on 2 cores, embedding
-/// after ingest and reading the finished pack back for its rows digest ran after the pack thread
-/// was done, a quarter of the time the build spent beyond the sqlite3 floor.) Everything is still
-/// done in one fixed order, so the bundle does not depend on scheduling.
+/// passages as it is parsed). The passages are then embedded (and their vectors quantized) on
+/// the other cores while the pack thread finishes the index and copies the pack out.
+/// `BundleWriter` then compresses the pack on every core and writes the signed zip. Everything
+/// is still done in one fixed order, so the bundle does not depend on scheduling.
 ///
-/// The rows digest holds the passages' rows until the end, memory of about the source text; for
-/// sources above `inMemoryPackLimit` the finished pack is read back for it instead, and the
-/// pack is built in a scratch file.
+/// Holding every passage until the pack is merged costs memory of about the source text; for
+/// sources above `inMemoryPackLimit` each group is embedded as it comes instead, and the pack
+/// is built in a scratch file.
 ///
 /// Intermediate files live in a dot-folder beside the output (same volume) and are removed
 /// whatever happens; the output appears only complete (BundleWriter renames it into place).
@@ -99,12 +95,10 @@ public enum CorpusBuilder {
         let large = layout == nil && sourceBytes > inMemoryPackLimit
         let feed = PackFeed(destination: packPath, scratch: large ? "\(work)/pack-scratch.sqlite" : nil, indexed: !options.indexAtInstall)
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
-        // Rows laid out after a previous version are digested from the pack (they are fed in another order).
-        let digester = large || layout != nil ? nil : PackDigest.RowsDigester()
         var ingested: Ingested
         do {
             ingested = try ingest(folder, listing: listing, corpus: options.id, into: feed, holdingRows: layout != nil,
-                                  embeddingNow: layout == nil ? (embedder, vectors) : nil, digester: digester)
+                                  embeddingNow: large ? (embedder, vectors) : nil)
         } catch {
             feed.cancel()
             throw error
@@ -115,7 +109,6 @@ public enum CorpusBuilder {
             throw PublisherError.noPassages(source: options.source, skipped: ingested.skipped.count)
         }
         progress(.split(passages: ingested.passageIDs.count))
-        var rowsDigest: SHA256Digest?, content: SHA256Digest
         do {
             if let layout {
                 ingested.unembedded = try feedInLayout(ingested.held, layout: layout, feed: feed)
@@ -123,9 +116,6 @@ public enum CorpusBuilder {
             }
             feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
                        dimension: embedder.dimension, documents: ingested.documents)
-            // While the pack thread merges the index and writes the pack.
-            rowsDigest = digester?.finish()
-            content = ContentDigest.make(passageIDs: ingested.passageIDs, embedderID: embedder.id)
             let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
             try embedInBatches(ingested.unembedded, with: embedder, into: vectors, reusing: reusable)
             try vectors.finish()
@@ -136,8 +126,8 @@ public enum CorpusBuilder {
         try feed.wait()
         progress(.packed)
 
-        let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passages: ingested.passageIDs.count,
-                                         content: content, rows: rowsDigest ?? PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows)
+        let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
+                                         packPath: packPath)
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
@@ -158,11 +148,10 @@ public enum CorpusBuilder {
 
     /// Ingests the folder's files a group at a time on the workers and splits them into passages;
     /// each group's documents and passages go to the pack as they come, or, with `holdingRows`,
-    /// are kept for the caller to lay out. With `embeddingNow` each group is embedded once the pack
-    /// has it, instead of being kept for later; `digester` gets each group's rows as the pack does.
+    /// are kept for the caller to lay out. With `embeddingNow` (a large source) each group is
+    /// embedded as it comes instead of being kept for later.
     static func ingest(_ folder: SourceFolder, listing: SourceListing, corpus id: String, into feed: PackFeed, holdingRows: Bool,
-                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?,
-                       digester: PackDigest.RowsDigester? = nil) throws -> Ingested {
+                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?) throws -> Ingested {
         var out = Ingested()
         let groups = try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
                                        prepare: { (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id)) }) { group in
@@ -173,27 +162,18 @@ public enum CorpusBuilder {
                 rows.documents.append((out.documents, document.path, document.title))
                 rows.passages += passages.map { var p = $0; p.document = out.documents - 1; return p }
             }
-            let firstRow = out.passageIDs.count
             out.passageIDs += rows.passages.map(\.pid)
             if holdingRows {
                 out.held.documents += rows.documents
                 out.held.passages += rows.passages
                 return
             }
-            // The pack thread first: it is the longest step, and this thread's work fits beside it.
-            try feed.put(rows)
             if let now = embeddingNow {
                 try embed(rows.passages[...], with: now.embedder, into: now.vectors)
             } else {
                 out.unembedded += rows.passages
             }
-            if let digester {
-                for d in rows.documents { digester.document(id: Int64(d.id), path: d.path, title: d.title) }
-                for (i, p) in rows.passages.enumerated() {
-                    digester.passage(id: Int64(firstRow + i), pid: p.pid, documentID: Int64(p.document + 1), ordinal: Int64(p.ordinal),
-                                     title: p.title, section: p.section, text: p.text)
-                }
-            }
+            try feed.put(rows)
         }
         out.skipped = Ingest.merged(listing.skipped, groups)
         return out
@@ -201,16 +181,17 @@ public enum CorpusBuilder {
 
     /// The manifest of what was built (the bundle writer fills in its members), with the digest of
     /// the pack's rows, signed with it: what a client that patches its pack with a delta checks.
-    static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passages: Int,
-                         content: SHA256Digest, rows: SHA256Digest) throws -> Manifest {
+    static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passageIDs: [String],
+                         packPath: String) throws -> Manifest {
         var manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
-            documents: documents, passages: passages, content: content)
+            documents: documents, passages: passageIDs.count,
+            content: ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
         if options.indexAtInstall { manifest.index = .install }
-        manifest.rowsDigest = rows
+        manifest.rowsDigest = try PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
         return manifest
     }
 

@@ -91,9 +91,9 @@ import CorpusTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url("a")) == ["sample.corpus.zip"])
     }
 
-    /// The build digests its rows as it inserts them (`PackDigest.RowsDigester`), never reading
-    /// the pack back: the manifest's rows digest must be the one a client computes from the pack,
-    /// over files enough for several ingest groups (documents of one group after passages of the one before).
+    /// The manifest's rows and content digests are the ones a client computes from the pack, over
+    /// files enough for several ingest groups (documents of one group after passages of the one
+    /// before): a guard for any build that computes them other than by reading the pack back.
     @Test(arguments: [false, true]) func rowsDigestIsThePacksOwn(indexAtInstall: Bool) throws {
         let dir = TempDirectory("build-rows-digest")
         try Self.sampleSource(dir)
