@@ -11,8 +11,9 @@ struct PublishCommand: ServerCommand {
     static let timestampKey = Option.path("--timestamp-key", "KEY", "a timestamp secret key of the newest root, to sign timestamp.json too")
     static let expires = Option.duration("--expires", .catalogExpiry, "catalog lifetime, like 12h, 30d or 2w (default: 30d)")
     static let deltas = Option.integer("--deltas", "K", in: 0...16, "write deltas from each of the last K versions still referenced (default \(TreePublisher.defaultDeltaBases))")
+    static let verbose = Option.flag("--verbose", "also list each unchanged corpus and each delta kept from before (by default the summary counts them)")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR").completing(.files), options: [out, key, timestampKey, expires, deltas] + ObjectStoreOptions.uploadOptions)
+                                  positionals: .exactly("CATALOG_DIR").completing(.files), options: [out, key, timestampKey, expires, deltas, verbose] + ObjectStoreOptions.uploadOptions)
 
     let context: ServerContext
 
@@ -23,11 +24,12 @@ struct PublishCommand: ServerCommand {
         let out = try cmd.required(Self.out)
         let bases = cmd.int(Self.deltas) ?? TreePublisher.defaultDeltaBases
         let env = context.environment
+        let verbose = cmd.has(Self.verbose)
         // Every mistake in the object-storage options is refused before anything is built.
         let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
         let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, timestampKey: timestampKey, expiresIn: expires,
                                                 deltaBases: bases) { step in
-            Self.draw(step, console)
+            Self.draw(step, console, verbose: verbose)
         }
         let c = summary.catalog
         // The local tree is complete first: it is what the bucket is made to match.
@@ -49,7 +51,10 @@ struct PublishCommand: ServerCommand {
     }
 
     /// One line per step on stderr (JSON lines with `--json`); warnings and notes even with `--quiet`.
-    static func draw(_ step: PublishProgress, _ console: Console) {
+    /// What did not change (a corpus reused, a delta kept) has a line only with `verbose`: a
+    /// republish after one change prints what changed, and the summary counts the rest, however
+    /// many corpora the catalog holds.
+    static func draw(_ step: PublishProgress, _ console: Console, verbose: Bool) {
         if console.json {
             console.emitLine(PublishEventLine(step))
             return
@@ -59,7 +64,7 @@ struct PublishCommand: ServerCommand {
         case let .built(id, documents, passages, skipped):
             for s in skipped { console.err("\(id): \(PublisherReport.line(s))") }
             if !console.quiet { console.progress("built \(id): \(documents) document(s), \(passages) passage(s)\n") }
-        case let .reused(id): if !console.quiet { console.progress("\(id) unchanged\n") }
+        case let .reused(id): if verbose && !console.quiet { console.progress("\(id) unchanged\n") }
         case let .embedderFallback(corpus, embedder, fallback, reason):
             console.err("note: \(corpus) asks for embedder \(embedder), built with \(fallback) instead: \(reason)")
         case let .embedderPublished(id, digest, path, reused):
@@ -67,7 +72,7 @@ struct PublishCommand: ServerCommand {
         case let .textWarning(w):
             console.err(PublisherReport.line(w))
         case let .delta(id, from, bytes, bundleBytes, published, reused):
-            guard !console.quiet else { return }
+            guard !console.quiet && (verbose || !reused) else { return }
             let share = String(format: "%.3f", Double(bytes) / Double(max(bundleBytes, 1)))
             let what = reused ? "unchanged" : published ? "published" : "not published (not smaller than half the bundle)"
             console.progress("delta \(id) \(from) → new: \(bytes) bytes, \(share) of the bundle, \(what)\n")

@@ -91,6 +91,28 @@ import CorpusTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url("a")) == ["sample.corpus.zip"])
     }
 
+    /// The manifest's rows and content digests are the ones a client computes from the pack, over
+    /// files enough for several ingest groups (documents of one group after passages of the one
+    /// before): a guard for any build that computes them other than by reading the pack back.
+    @Test(arguments: [false, true]) func rowsDigestIsThePacksOwn(indexAtInstall: Bool) throws {
+        let dir = TempDirectory("build-rows-digest")
+        try Self.sampleSource(dir)
+        for n in 0..<(3 * CorpusBuilder.filesPerGroup) {
+            try dir.write(String(format: "src/many/doc-%03d.md", n), "# Doc \(n)\n\n## One\n\nFirst \(n).\n\n## Two\n\nSecond \(n), café.")
+        }
+        try dir.write("src/many/skip.bin", Data([0, 1]))
+        var options = Self.options(dir)
+        options.indexAtInstall = indexAtInstall
+        let key = try SecretKey.generate()
+        let summary = try CorpusBuilder.build(options, key: key, output: dir.url("out/sample.corpus.zip"))
+        let unpacked = dir.url("unpacked")
+        try BundleReader(path: summary.output).extract(to: unpacked, trustedKeys: [key.publicKey])
+        let digests = try PackDigest.compute(packAt: "\(unpacked)/pack.sqlite", embedderID: HashingEmbedder.identifier)
+        #expect(summary.manifest.rowsDigest == digests.rows)
+        #expect(summary.manifest.content == digests.content)
+        #expect(digests.documents == 3 + 3 * CorpusBuilder.filesPerGroup && digests.passages == summary.passages)
+    }
+
     @Test func manifestVerifiesWithRealMinisign() throws {
         let dir = TempDirectory("build-minisign")
         try Self.sampleSource(dir)

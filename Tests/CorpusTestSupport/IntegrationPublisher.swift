@@ -61,10 +61,10 @@ public final class IntegrationPublisher: @unchecked Sendable {
         try work.write("catalog/catalog.json", try JSONSerialization.data(withJSONObject: doc, options: [.prettyPrinted, .sortedKeys]))
     }
 
-    /// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY`; the result, whatever it was.
+    /// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [OPTIONS…]`; the result, whatever it was.
     @discardableResult
-    public func publish(key: String, into tree: String? = nil) throws -> ProcessResult {
-        try ProcessRunner.run(BuiltProducts.corpusd, ["publish", catalogDir, "--out", tree ?? publicDir, "--key", key], timeout: 120)
+    public func publish(key: String, into tree: String? = nil, options: [String] = []) throws -> ProcessResult {
+        try ProcessRunner.run(BuiltProducts.corpusd, ["publish", catalogDir, "--out", tree ?? publicDir, "--key", key] + options, timeout: 120)
     }
 
     /// Publishes and throws unless it succeeded.
