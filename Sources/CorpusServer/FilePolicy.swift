@@ -2,7 +2,7 @@ import CorpusFormat
 
 /// Content-Type, Cache-Control and ETag for a file of the published tree, by where it lives.
 ///
-/// Immutable files (content-addressed bundles, numbered catalogs, root documents and each holder's
+/// Immutable files (content-addressed bundles and catalog parts, numbered catalogs, root documents and each holder's
 /// signature of one) are cached for a year; the mutable entry points (`catalog.json`,
 /// `timestamp.json`, re-signed from cron, `index.html`, `keys/root.pub`) and anything
 /// else must be revalidated every time so that a new publish is seen at once. Bundles of entitled
@@ -16,7 +16,7 @@ enum FilePolicy {
         if gated { return privateImmutable }
         guard segments.count == 2 else { return revalidate }
         switch segments[0] {
-        case "bundles", "embedders", "deltas": return immutable
+        case "bundles", "embedders", "deltas", "parts": return immutable
         case "catalogs": return immutable
         case "keys": return segments[1].hasPrefix("root-") ? immutable : revalidate
         default: return revalidate

@@ -68,7 +68,7 @@ public struct CorpusClient: Sendable {
     /// worked from as accepted earlier and named in the report's `unrefreshed`.
     public func install(_ wanted: [WantedCorpus], progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         let operation = try ClientOperation.begin(self, network: true)
-        let catalogs = try await operation.catalogRefresher().fetchAll()
+        let catalogs = try await operation.catalogRefresher().fetchAll(wanted: wanted)
         LifecycleStep.reached("catalogs-fetched")
         let plan = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
             .planInstall(wanted)
@@ -83,7 +83,7 @@ public struct CorpusClient: Sendable {
     /// installed or removed: with `prune`, a typo would otherwise remove the corpus it misspells.
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         let operation = try ClientOperation.begin(self, network: true)
-        let catalogs = try await operation.catalogRefresher().fetchAll()
+        let catalogs = try await operation.catalogRefresher().fetchAll(wanted: wanted ?? [])
         LifecycleStep.reached("catalogs-fetched")
         var planner = SyncPlanner(offered: catalogs.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
         planner.revoked = catalogs.revokedInstalls(operation.installedRecords, home: home)
