@@ -22,8 +22,10 @@ public struct CatalogFetcher: Sendable {
     public var deadline: Double? = CatalogFetcher.defaultDeadline
     public static let defaultDeadline: Double = 20
     /// Corpus ids an install or sync asks for, beyond the installed ones: a tree with catalog parts
-    /// is read only where these and the installed corpora's entries live (`refreshByTop`).
-    public var wanted: Set<String> = []
+    /// is read only where these and the installed corpora's entries live (`refreshByTop`). nil:
+    /// every entry (a listing of the whole catalog, `corpus catalog`), read once and afterwards
+    /// only where parts changed.
+    public var wanted: Set<String>? = nil
 
     public static let maxPointerBytes: Int64 = 64 * 1024
     public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024

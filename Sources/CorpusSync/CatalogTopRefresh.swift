@@ -86,14 +86,16 @@ extension CatalogFetcher {
     /// True when every id asked for has its entry among the accepted catalog's (read from the
     /// cached parts) or the catalog is flat: a 304 for the timestamp may then end the refresh.
     func holdsWanted(_ accepted: AcceptedCatalog?) -> Bool {
-        guard let accepted, accepted.catalog.parts != nil else { return true }
+        guard let accepted, let parts = accepted.catalog.parts else { return true }
+        guard let wanted else { return accepted.catalog.corpora.count == parts.count }
         let held = Set(accepted.catalog.corpora.map(\.id))
         return wanted.allSatisfy { held.contains($0) }
     }
 
-    /// The corpus ids whose entries this refresh reads: installed from `remote`, and asked for.
-    private func wantedIDs(_ remote: Remote) -> Set<String> {
-        var ids = wanted
+    /// The corpus ids whose entries this refresh reads: installed from `remote`, and asked for;
+    /// nil for every entry.
+    private func wantedIDs(_ remote: Remote) -> Set<String>? {
+        guard var ids = wanted else { return nil }
         for (name, id) in home.installedCorpora() where name == remote.name { ids.insert(id) }
         return ids
     }
