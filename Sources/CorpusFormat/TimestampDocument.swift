@@ -39,23 +39,9 @@ public struct TimestampDocument: Codable, Hashable, Sendable {
     /// still read (they ignore this field).
     public var top: TopRef?
 
-    /// The signed top document a timestamp names, by its SHA-256 and size.
-    public struct TopRef: Codable, Hashable, Sendable {
-        public var path: String
-        public var digest: SHA256Digest
-        public var size: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case path, size
-            case digest = "sha256"
-        }
-
-        public init(path: String, digest: SHA256Digest, size: Int64) {
-            self.path = path
-            self.digest = digest
-            self.size = size
-        }
-    }
+    /// The signed top document a timestamp names: its path, SHA-256 and size, as a catalog names a
+    /// bundle (`{"path","sha256","size"}`).
+    public typealias TopRef = BundleRef
 
     public init(version: Int, issued: Date, expires: Date, catalog: CatalogRef, top: TopRef? = nil) {
         self.format = Self.currentFormat

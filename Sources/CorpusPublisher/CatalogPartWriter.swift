@@ -9,8 +9,11 @@ import Foundation
 /// and the nodes above it, `depth + 1` parts, whatever the catalog's size.
 public enum CatalogPartWriter {
     public struct Written {
-        /// The top document, as signed.
+        /// The top document.
         public var top: Catalog
+        /// Its canonical bytes: the one document signed for this catalog version for readers of
+        /// parts (what a transparency log would record beside the flat catalog).
+        public var signedBytes: Data
         /// Paths (relative to the tree) of the parts this call wrote.
         public var parts: [String]
     }
@@ -32,7 +35,7 @@ public enum CatalogPartWriter {
         let path = "\(tree)/\(TreeLayout.topPath(version: top.version))"
         try FileIO.writeAtomically(Data(signature.fileText.utf8), to: path + TreeLayout.signatureSuffix)
         try FileIO.writeAtomically(bytes, to: path)
-        return Written(top: top, parts: written)
+        return Written(top: top, signedBytes: bytes, parts: written)
     }
 
     /// The reference a timestamp holds to catalog version `version`'s top document, nil when the
