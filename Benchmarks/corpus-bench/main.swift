@@ -4,6 +4,7 @@ import Foundation
 let subcommands: [String: ([String]) async throws -> Void] = [
     "age-decrypt": AgeDecryptBench.run,
     "bundle-stream": BundleStreamBench.run,
+    "catalog-tree": CatalogScaleTree.run,
     "minilm": EncoderBench.runMiniLM(args:),
     "encoder": EncoderBench.run(args:),
     "read": ReadBench.run(args:),

@@ -10,3 +10,14 @@ static inline int czlib_deflate_init_raw(z_stream *stream, int level) {
 static inline int czlib_inflate_init_raw(z_stream *stream) {
     return inflateInit2(stream, -15);
 }
+
+/* A gzip stream (RFC 1952: windowBits 15 + 16) for catalog parts: the header zlib writes has
+   mtime 0 and no name, so the same bytes in give the same bytes out. */
+static inline int czlib_deflate_init_gzip(z_stream *stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}
+
+/* Inflate of a gzip stream only (windowBits 15 + 16: zlib's automatic detection, +32, is not wanted). */
+static inline int czlib_inflate_init_gzip(z_stream *stream) {
+    return inflateInit2(stream, 15 + 16);
+}

@@ -36,7 +36,7 @@ enum ClientErrors {
 
     static func hint(_ e: SyncError) -> String {
         switch e {
-        case .rollback: return "a server is replaying an old catalog; try again later or another mirror"
+        case .rollback, .entryRollback: return "a server is replaying an old catalog; try again later or another mirror"
         case .expired: return "the server has not published a fresh catalog; tell its operator"
         case .timestampExpired: return "the server or mirror serves frozen content; try again later or another mirror, or tell its operator"
         case .timestampRollback: return "a server is replaying an old timestamp; try again later or another mirror"

@@ -118,9 +118,15 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// Embedder model artifacts the corpora need (absent from catalogs without model-based corpora,
     /// so catalogs written before it existed still decode).
     public var embedders: [CatalogEmbedder]?
+    /// Format 2 (a top document, `catalogs/<N>.top.json`) only: the trie of parts that holds the
+    /// entries; `corpora` is then empty as signed, and a client fills it with the entries it read.
+    public var parts: CatalogParts?
+
+    /// The format of a top document: the catalog's fields without its entries, which live in parts.
+    public static let topFormat = 2
 
     enum CodingKeys: String, CodingKey {
-        case format, id, title, version, issued, expires, corpora, embedders
+        case format, id, title, version, issued, expires, corpora, embedders, parts
         case rootVersion = "root_version"
     }
 
@@ -148,8 +154,15 @@ public struct Catalog: Codable, Hashable, Sendable {
 
     public static func decode(_ data: Data) throws -> Catalog {
         let c = try CanonicalJSON.decode(Catalog.self, from: data, what: "catalog")
-        guard c.format == currentFormat else {
-            throw FormatError.unsupported(what: "catalog", reason: "format \(c.format); this build reads format \(currentFormat)")
+        guard c.format == currentFormat || c.format == topFormat else {
+            throw FormatError.unsupported(what: "catalog", reason: "format \(c.format); this build reads formats \(currentFormat) and \(topFormat)")
+        }
+        // A top document names its entries only through its parts; a flat catalog has no parts.
+        guard (c.format == topFormat) == (c.parts != nil), c.format == currentFormat || c.corpora.isEmpty else {
+            throw FormatError.malformed(what: "catalog", reason: "format \(c.format) with\(c.parts == nil ? "out" : "") parts and \(c.corpora.count) entries")
+        }
+        if let parts = c.parts, !CatalogParts.depthRange.contains(parts.depth) || parts.count < 0 {
+            throw FormatError.malformed(what: "catalog", reason: "parts of depth \(parts.depth) and count \(parts.count)")
         }
         try Identifier.validate(c.id, what: "catalog id")
         guard c.version >= 1, c.rootVersion >= 1, c.expiryDate != nil, Timestamp.parse(c.issued) != nil else {
@@ -172,7 +185,17 @@ public struct Catalog: Codable, Hashable, Sendable {
         return c
     }
 
-    public var trustedComment: String { "catalog:\(id) version:\(version) expires:\(expires)" }
+    public var trustedComment: String { "\(format == Self.topFormat ? "top" : "catalog"):\(id) version:\(version) expires:\(expires)" }
+
+    /// The top document of this catalog: the same fields, the entries replaced by `parts`. Its
+    /// canonical bytes are the one document signed per catalog version for clients that read parts.
+    public func topDocument(parts: CatalogParts) -> Catalog {
+        var top = self
+        top.format = Self.topFormat
+        top.corpora = []
+        top.parts = parts
+        return top
+    }
 }
 
 /// The one mutable file of a published tree (`catalog.json`): it names the current signed catalog.
@@ -229,6 +252,10 @@ public enum TreeLayout {
     public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
     /// `deltas/<sha256>.delta.zip`: a content-addressed delta (docs/format.md "Delta").
     public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
+    /// `catalogs/<N>.top.json`: the signed top document of catalog version N (docs/format.md "Catalog parts").
+    public static func topPath(version: Int) -> String { "catalogs/\(version).top.json" }
+    /// `parts/<sha256>.json.gz`: a content-addressed catalog part, named by its stored bytes.
+    public static func partPath(sha256: String) -> String { "parts/\(sha256).json.gz" }
     public static let signatureSuffix = ".minisig"
 
     /// True for the name (last segment) of a content-addressed file, `<sha256>.<suffix>`: 64
@@ -255,6 +282,7 @@ public enum TreeLayout {
         if name.hasSuffix(".atom") { return "application/atom+xml;profile=opds-catalog" }
         if name.hasSuffix(".json") { return "application/json" }
         if name.hasSuffix(".zip") { return "application/zip" }
+        if name.hasSuffix(".gz") { return "application/gzip" }
         if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
         if name.hasSuffix(".minisig") || name == "checkpoint" || name.hasSuffix(".pub") || name.hasSuffix(".txt") { return "text/plain; charset=utf-8" }
         return "application/octet-stream"

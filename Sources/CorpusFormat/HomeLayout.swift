@@ -40,6 +40,8 @@ public struct HomeLayout: Sendable, Hashable {
     public func acceptedCatalog(_ remote: String) -> String { "\(state(remote))/catalog.json" }
     public func acceptedCatalogSignature(_ remote: String) -> String { acceptedCatalog(remote) + TreeLayout.signatureSuffix }
     public func fetchState(_ remote: String) -> String { "\(state(remote))/fetch.json" }
+    /// The catalog parts a client read for `remote`'s accepted top document, by their tree names' last segment.
+    public func acceptedParts(_ remote: String) -> String { "\(state(remote))/parts" }
     /// The freshness document accepted last, and its signature (docs/layout.md).
     public func acceptedTimestamp(_ remote: String) -> String { "\(state(remote))/\(TreeLayout.timestamp)" }
     public func acceptedTimestampSignature(_ remote: String) -> String { acceptedTimestamp(remote) + TreeLayout.signatureSuffix }

@@ -34,13 +34,22 @@ public struct TimestampDocument: Codable, Hashable, Sendable {
     public var issued: String
     public var expires: String
     public var catalog: CatalogRef
+    /// The top document of the same catalog version (`catalogs/<N>.top.json`), when the tree has
+    /// one: clients that read parts fetch it instead of the flat catalog, which older clients
+    /// still read (they ignore this field).
+    public var top: TopRef?
 
-    public init(version: Int, issued: Date, expires: Date, catalog: CatalogRef) {
+    /// The signed top document a timestamp names: its path, SHA-256 and size, as a catalog names a
+    /// bundle (`{"path","sha256","size"}`).
+    public typealias TopRef = BundleRef
+
+    public init(version: Int, issued: Date, expires: Date, catalog: CatalogRef, top: TopRef? = nil) {
         self.format = Self.currentFormat
         self.version = version
         self.issued = Timestamp.format(issued)
         self.expires = Timestamp.format(expires)
         self.catalog = catalog
+        self.top = top
     }
 
     public var expiryDate: Date? { Timestamp.parse(expires) }
@@ -61,6 +70,9 @@ public struct TimestampDocument: Codable, Hashable, Sendable {
         }
         guard TreePath.isSafe(doc.catalog.path), doc.catalog.path == TreeLayout.catalogPath(version: doc.catalog.version) else {
             throw FormatError.malformed(what: what, reason: "catalog path \(doc.catalog.path.debugDescription) is not catalogs/<version>.json")
+        }
+        if let top = doc.top, top.path != TreeLayout.topPath(version: doc.catalog.version) || top.size <= 0 {
+            throw FormatError.malformed(what: what, reason: "top path \(top.path.debugDescription) is not catalogs/<version>.top.json")
         }
         return doc
     }

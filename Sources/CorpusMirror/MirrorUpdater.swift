@@ -77,8 +77,12 @@ public struct MirrorUpdater: Sendable {
         let source = Source(baseURL: upstream, isOrigin: true, storageOrigins: storageOrigins)
 
         // 1. Verify the upstream's metadata, then judge it against what the mirror holds.
-        let up = try await MirrorUpstream(source: source, client: client, retry: retry, pinned: trustedKey).fetch()
+        let upstreamTree = MirrorUpstream(source: source, client: client, retry: retry, pinned: trustedKey)
+        var up = try await upstreamTree.fetch()
         try judge(up, against: mirror)
+        if let top = up.timestamp?.document.top {
+            up.parts = try await MirrorCatalogParts.fetch(top, from: upstreamTree, root: up.root, catalogID: up.catalog.id, mirror: mirror)
+        }
         let previous = mirror.pointerVersion()
         progress(.catalogVerified(id: up.catalog.id, version: up.catalog.version, previous: previous))
 
@@ -225,6 +229,7 @@ public struct MirrorUpdater: Sendable {
         } else {
             FileIO.remove(mirror.path("keys/root.pub"))
         }
+        try up.parts?.write(into: mirror)
         let catalogRel = TreeLayout.catalogPath(version: up.catalog.version)
         try mirror.writeIfMissing(up.catalogSignature, to: catalogRel + TreeLayout.signatureSuffix)
         try mirror.writeIfMissing(up.catalogBytes, to: catalogRel)

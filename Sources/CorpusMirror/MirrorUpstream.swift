@@ -15,6 +15,8 @@ struct VerifiedUpstream: Sendable {
     var timestamp: (document: TimestampDocument, bytes: Data, signature: Data)?
     /// `index.html` as the upstream serves it (unsigned, a page for people), nil when it has none.
     var indexPage: Data?
+    /// The top document and the catalog parts the mirror lacks, when the timestamp names a top document.
+    var parts: MirrorCatalogParts? = nil
 }
 
 /// Fetches an upstream tree's metadata and verifies it against a pinned root key.

@@ -66,7 +66,9 @@ struct TreeInventory {
         var inventory = TreeInventory(pointer: pointer)
         for path in walk(tree) {
             let role = role(of: path)
-            if role == .contentAddressed && access[path] == nil {
+            // Catalog parts (`parts/`) hold catalog metadata, public like the catalog; the top
+            // documents name them, not the catalog's entries.
+            if role == .contentAddressed && access[path] == nil && !path.hasPrefix("parts/") {
                 inventory.unreferenced.append(path)
                 continue
             }

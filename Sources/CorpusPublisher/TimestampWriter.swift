@@ -34,7 +34,8 @@ public enum TimestampWriter {
         let hashed = try SHA256.hash(fileAt: "\(tree)/\(path)")
         let doc = TimestampDocument(version: version, issued: now, expires: now.addingTimeInterval(expiresIn),
                                     catalog: .init(id: catalog.id, version: catalog.version, path: path,
-                                                   digest: SHA256Digest(bytes: hashed.digest), size: hashed.size))
+                                                   digest: SHA256Digest(bytes: hashed.digest), size: hashed.size),
+                                    top: try CatalogPartWriter.topRef(version: catalog.version, tree: tree))
         let bytes = try CanonicalJSON.encode(doc)
         let signature = try key.sign(bytes, trustedComment: doc.trustedComment,
                                      untrustedComment: "timestamp \(version) of catalog \(catalog.id) version \(catalog.version), key \(key.keyID)")

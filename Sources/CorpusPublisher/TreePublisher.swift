@@ -36,6 +36,8 @@ public struct PublishSummary: Sendable {
     public var timestamp: TimestampDocument?
     /// What the tree's keys cost or need (`KeyNotice`), each once.
     public var notices: [KeyNotice]
+    /// Catalog parts this publish wrote (`parts/<sha256>.json.gz`); the others were already there.
+    public var partsWritten: [String] = []
 }
 
 /// `corpusd publish`: turns a catalog folder into a static tree (docs/format.md "Published tree").
@@ -128,6 +130,7 @@ public enum TreePublisher {
                               embedders: artifacts.isEmpty ? nil : artifacts.map(\.entry).sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
+        let parts = try CatalogPartWriter.write(catalog, key: key, tree: output)
         let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output) { pointer in
             _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: try catalog.canonicalBytes(), key: key)
             return try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
@@ -138,7 +141,8 @@ public enum TreePublisher {
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),
-                              timestamp: timestamp, notices: KeyNotice.notices(root: roles, timestampSigned: timestamp != nil, now: now))
+                              timestamp: timestamp, notices: KeyNotice.notices(root: roles, timestampSigned: timestamp != nil, now: now),
+                              partsWritten: parts.parts)
     }
 
     /// The key that signs this publish's timestamp: `timestampKey` when given (it must be a

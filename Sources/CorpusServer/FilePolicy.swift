@@ -2,7 +2,7 @@ import CorpusFormat
 
 /// Content-Type, Cache-Control and ETag for a file of the published tree, by where it lives.
 ///
-/// Immutable files (content-addressed bundles, numbered catalogs, root documents and each holder's
+/// Immutable files (content-addressed bundles and catalog parts, numbered catalogs, root documents and each holder's
 /// signature of one, log tiles) are cached for a year; the mutable entry points (`catalog.json`,
 /// `timestamp.json`, re-signed from cron, `log/checkpoint`, `index.html`, `keys/root.pub`) and anything
 /// else must be revalidated every time so that a new publish is seen at once. Bundles of entitled
@@ -19,7 +19,7 @@ enum FilePolicy {
         if segments.count > 2, segments[0] == TreeLog.folder, segments[1] == "tile" { return immutable }
         guard segments.count == 2 else { return revalidate }
         switch segments[0] {
-        case "bundles", "embedders", "deltas": return immutable
+        case "bundles", "embedders", "deltas", "parts": return immutable
         case "catalogs": return immutable
         case "keys": return segments[1].hasPrefix("root-") ? immutable : revalidate
         default: return revalidate

@@ -11,7 +11,7 @@ enum MirrorErrors {
     /// What the mirror's operator can do, in terms of the mirror's own flags.
     static func hint(_ e: SyncError) -> String {
         switch e {
-        case .rollback: return "the upstream is replaying an old catalog; the mirror keeps serving the newer one it holds"
+        case .rollback, .entryRollback: return "the upstream is replaying an old catalog; the mirror keeps serving the newer one it holds"
         case .expired: return "the upstream has not published a fresh catalog; tell its operator"
         case .timestampExpired, .timestampMissing: return "the upstream serves no current timestamp.json; run the mirror against the origin, or tell its operator"
         case .timestampRollback: return "the upstream is replaying an old timestamp; the mirror keeps serving the newer one it holds"

@@ -21,6 +21,11 @@ public struct CatalogFetcher: Sendable {
     /// catalog instead of waiting out attempts × stall windows. nil: no total bound.
     public var deadline: Double? = CatalogFetcher.defaultDeadline
     public static let defaultDeadline: Double = 20
+    /// Corpus ids an install or sync asks for, beyond the installed ones: a tree with catalog parts
+    /// is read only where these and the installed corpora's entries live (`refreshByTop`). nil:
+    /// every entry (a listing of the whole catalog, `corpus catalog`), read once and afterwards
+    /// only where parts changed.
+    public var wanted: Set<String>? = nil
 
     public static let maxPointerBytes: Int64 = 64 * 1024
     public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024
@@ -70,12 +75,16 @@ public struct CatalogFetcher: Sendable {
         public var rootsPending = false
         /// The log checkpoint and inclusion proof the catalog was checked against (`TreeLogCheck`).
         var log: LogState.Accepted? = nil
+        /// Catalog parts read from the network for an accepted top document, to keep in the cache.
+        var parts: [PartRef: Data] = [:]
 
         /// Writes the accepted root links, freshness document, catalog and conditional-request
         /// state, each atomically.
         public func commit(home: HomeLayout) throws {
             try TrustStore(home: home).persist(links, for: remote)
             if let timestamp { try CatalogState(home: home).persist(timestamp, remote: remote.name) }
+            // Parts before the top document that names them: a crash in between leaves spare parts.
+            if !parts.isEmpty { try CatalogState(home: home).persist(parts: parts, remote: remote.name) }
             if let accepted { try CatalogState(home: home).persist(accepted, remote: remote.name) }
             let logState = LogState(home: home)
             if let log { try logState.persist(log, remote: remote.name) }
@@ -84,6 +93,7 @@ public struct CatalogFetcher: Sendable {
                kept.leaf.version == update.catalog.version {
                 try logState.keepWithInstalled(kept, catalog: update.catalog, remote: remote.name)
             }
+            if accepted?.catalog.parts != nil { CatalogState(home: home).pruneParts(remote: remote.name) }
             if let fetch { try CatalogState(home: home).persist(fetch, remote: remote.name) }
         }
     }
@@ -139,7 +149,7 @@ public struct CatalogFetcher: Sendable {
         // forever cannot freeze the client past it). The root chain is walked whenever the
         // timestamp changed, which every publish and every `corpusd timestamp` run makes it do.
         let stampURL = source.url(for: TreeLayout.timestamp)
-        let response = try await conditionalGet(stampURL, remote: remote, when: stamp != nil && accepted != nil, cap: Self.maxTimestampBytes)
+        let response = try await conditionalGet(stampURL, remote: remote, when: stamp != nil && accepted != nil && holdsWanted(accepted), cap: Self.maxTimestampBytes)
         if response?.head.status == 304, let stamp, let accepted {
             if let expiry = stamp.document.expiryDate, expiry <= now() { throw SyncError.timestampExpired(at: stamp.document.expires) }
             if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }
@@ -239,6 +249,10 @@ public struct CatalogFetcher: Sendable {
         }
         let newStamp = stampBytes == stamp?.bytes ? nil : AcceptedTimestamp(document: document, bytes: stampBytes, signature: stampSignature)
 
+        if let top = document.top {
+            return try await refreshByTop(top, remote: remote, source: source, root: root, expectedID: expectedID, accepted: accepted,
+                                          floor: catalogFloor, walk: walk, fetch: fetch, stamp: newStamp)
+        }
         let named = document.catalog
         if let held = catalogFloor, held.catalog.version == named.version, SHA256Digest(bytes: SHA256.hash(held.bytes)) == named.digest {
             // Vouched for again: nothing to download, but the catalog's own expiry still holds.
@@ -271,7 +285,7 @@ public struct CatalogFetcher: Sendable {
     }
 
     /// The pending result of a verdict.
-    private func pending(_ remote: Remote, _ verdict: CatalogVerifier.Verdict, bytes: Data, signature: Data?, previous: AcceptedCatalog?,
+    func pending(_ remote: Remote, _ verdict: CatalogVerifier.Verdict, bytes: Data, signature: Data?, previous: AcceptedCatalog?,
                          root: TrustedRoot, walk: RootChainWalk.Walk, fetch: FetchState?) -> Pending {
         let update: Update
         var newlyAccepted: AcceptedCatalog?
@@ -305,7 +319,7 @@ public struct CatalogFetcher: Sendable {
     }
 
     /// A detached signature of a mutable file; missing or empty is a refusal.
-    private func signature(of file: String, on source: Source) async throws -> Data {
+    func signature(of file: String, on source: Source) async throws -> Data {
         guard let data = try await optional(source.url(for: file + TreeLayout.signatureSuffix), cap: Self.maxSignatureBytes), !data.isEmpty else {
             throw SyncError.signatureMissing(file: file)
         }
@@ -374,7 +388,7 @@ public struct CatalogFetcher: Sendable {
     }
 
     /// GETs a small file; nil when the server says 404 (a missing file is a state, not a failure).
-    private func optional(_ url: String, cap: Int64) async throws -> Data? {
+    func optional(_ url: String, cap: Int64) async throws -> Data? {
         do {
             return try await client.get(HTTPRequest(url: url, maxBodyBytes: cap)).body
         } catch TransportError.httpStatus(code: 404) {

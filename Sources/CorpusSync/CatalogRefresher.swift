@@ -41,8 +41,14 @@ struct CatalogRefresher: Sendable {
     /// Fetches and verifies every remote's catalog without persisting it. A refusal from any remote
     /// stops the operation; a network failure falls back to the last accepted, unexpired catalog,
     /// marked `unrefreshed` so that the caller says so.
-    func fetchAll() async throws -> PendingCatalogs {
+    ///
+    /// - Parameter wanted: corpus ids asked for beyond the installed ones (a tree with catalog
+    ///   parts is read only where their entries live).
+    func fetchAll(wanted: [WantedCorpus] = []) async throws -> PendingCatalogs {
         var out: [CatalogFetcher.Pending] = []
+        var fetcher = fetcher
+        // An id may be qualified by its remote ("remote/id"): the last segment is the corpus id.
+        fetcher.wanted = Set(wanted.map { String($0.id.split(separator: "/").last ?? Substring($0.id)) })
         for remote in remotes {
             do {
                 out.append(try await fetcher.fetch(remote))

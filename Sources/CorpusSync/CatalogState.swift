@@ -42,7 +42,12 @@ public struct CatalogState: Sendable {
         guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
         let sig = FileManager.default.contents(atPath: home.acceptedCatalogSignature(remote)) ?? Data()
         do {
-            return AcceptedCatalog(catalog: try Catalog.decode(bytes), bytes: bytes, signature: sig)
+            var catalog = try Catalog.decode(bytes)
+            // A top document: its entries are those the cached parts hold (installed or asked for).
+            if let parts = catalog.parts {
+                catalog.corpora = try CatalogPartWalk.entries(of: parts, ids: nil) { cachedPart($0, remote: remote) }.entries
+            }
+            return AcceptedCatalog(catalog: catalog, bytes: bytes, signature: sig)
         } catch {
             throw SyncError.localFileDamaged(path: path, reason: "\(error)")
         }
@@ -87,6 +92,29 @@ public struct CatalogState: Sendable {
         try FileIO.createDirectory(home.state(remote))
         try FileIO.writeAtomically(accepted.signature, to: home.acceptedCatalogSignature(remote))
         try FileIO.writeAtomically(accepted.bytes, to: home.acceptedCatalog(remote))
+    }
+
+    /// The stored bytes of a catalog part read for `remote` earlier, nil when not held. They are
+    /// checked against `ref` by whoever reads them (`CatalogPartWalk`), like bytes from the network.
+    public func cachedPart(_ ref: PartRef, remote: String) -> Data? {
+        FileManager.default.contents(atPath: "\(home.acceptedParts(remote))/\(ref.digest.hex).json.gz")
+    }
+
+    /// Keeps catalog parts read for `remote`, each atomically, before the top document naming them.
+    public func persist(parts: [PartRef: Data], remote: String) throws {
+        try FileIO.createDirectory(home.acceptedParts(remote))
+        for (ref, bytes) in parts { try FileIO.writeAtomically(bytes, to: "\(home.acceptedParts(remote))/\(ref.digest.hex).json.gz") }
+    }
+
+    /// Removes the cached parts the accepted top document no longer reaches.
+    func pruneParts(remote: String) {
+        guard let accepted = try? accepted(remote), let parts = accepted.catalog.parts,
+              let walk = try? CatalogPartWalk.entries(of: parts, ids: nil, source: { cachedPart($0, remote: remote) }) else { return }
+        let keep = Set(walk.read.map { "\($0.ref.digest.hex).json.gz" })
+        let folder = home.acceptedParts(remote)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !keep.contains(name) {
+            FileIO.remove("\(folder)/\(name)")
+        }
     }
 
     public func persist(_ fetch: FetchState, remote: String) throws {

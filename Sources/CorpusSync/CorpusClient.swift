@@ -91,7 +91,7 @@ public struct CorpusClient: Sendable {
                         progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         guard !offline else { throw SyncError.offline(action: "install") }
         let operation = try ClientOperation.begin(self, network: true)
-        let catalogs = try await operation.catalogRefresher().fetchAll()
+        let catalogs = try await operation.catalogRefresher().fetchAll(wanted: wanted)
         LifecycleStep.reached("catalogs-fetched")
         let offers = try catalogs.offers(home: home, waitsForRollout: waitsForRollout)
         var planner = SyncPlanner(offered: offers.offered, installed: operation.installedRecords, importLimit: operation.importLimit)
@@ -109,7 +109,7 @@ public struct CorpusClient: Sendable {
     public func sync(wanted: [WantedCorpus]?, prune: Bool, progress: (@Sendable (Progress) -> Void)? = nil) async throws -> OperationReport {
         guard !offline else { throw SyncError.offline(action: "sync") }
         let operation = try ClientOperation.begin(self, network: true)
-        let catalogs = try await operation.catalogRefresher().fetchAll()
+        let catalogs = try await operation.catalogRefresher().fetchAll(wanted: wanted ?? [])
         LifecycleStep.reached("catalogs-fetched")
         let offers = try catalogs.offers(home: home)
         var planner = SyncPlanner(offered: offers.offered, installed: operation.installedRecords, importLimit: operation.importLimit)

@@ -15,6 +15,9 @@ public enum SyncError: Error, Equatable, Sendable {
     case untrustedKey(keyID: String)
     /// The signed catalog is older than the highest version already accepted.
     case rollback(from: Int, to: Int)
+    /// A catalog part lists a corpus at a version below one an earlier accepted catalog listed
+    /// (TAP 16: a Merkle-snapshot client checks each entry's version, not only the top's).
+    case entryRollback(corpus: String, from: String, to: String)
     /// The same catalog version was re-signed with different content.
     case catalogConflict(version: Int)
     /// The catalog's expiry (a `Timestamp` string) has passed.
@@ -114,7 +117,7 @@ public enum SyncError: Error, Equatable, Sendable {
 
     public var category: Category {
         switch self {
-        case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .catalogConflict, .expired, .catalogMismatch,
+        case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .entryRollback, .catalogConflict, .expired, .catalogMismatch,
              .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch,
              .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat,
              .logRefused, .logFork:
@@ -134,7 +137,7 @@ public enum SyncError: Error, Equatable, Sendable {
     /// the same for `corpus` and `corpusd mirror`.
     public var code: String {
         switch self {
-        case .rollback, .timestampRollback: return "rollback"
+        case .rollback, .entryRollback, .timestampRollback: return "rollback"
         case .expired, .rootExpired, .timestampExpired: return "expired"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict, .rootNotTrusted, .timestampMissing: return "signature"
         case .unsupportedFormat: return "unsupported-format"
@@ -168,7 +171,7 @@ public enum SyncError: Error, Equatable, Sendable {
     /// The one line a command shows: what was refused, then `description`.
     public var headline: String {
         switch self {
-        case .rollback, .expired, .timestampExpired, .timestampRollback: return "refused the catalog: \(description)"
+        case .rollback, .entryRollback, .expired, .timestampExpired, .timestampRollback: return "refused the catalog: \(description)"
         case .delta: return "refused the delta: \(description)"
         case let .importLimit(used, limit): return "refused before downloading: import limit reached (\(used) of \(limit) used)"
         case _ where category == .verification: return "refused: \(description)"
@@ -233,6 +236,8 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .signatureInvalid(what): return "the signature of \(what) does not verify"
         case let .untrustedKey(keyID): return "signed by key \(keyID), which is not the trusted root key"
         case let .rollback(from, to): return "the server offers catalog version \(to), older than version \(from) already accepted"
+        case let .entryRollback(corpus, from, to):
+            return "a catalog part lists \(corpus) at version \(to), older than version \(from) already accepted"
         case let .catalogConflict(version): return "catalog version \(version) was re-signed with different content"
         case let .expired(at): return "the catalog expired at \(at)"
         case let .catalogMismatch(reason): return "the catalog does not match: \(reason)"

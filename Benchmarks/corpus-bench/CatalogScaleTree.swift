@@ -1,0 +1,107 @@
+import Foundation
+import CorpusFormat
+import CorpusPublisher
+import CorpusTestSupport
+
+/// `corpus-bench catalog-tree --out DIR --count N [--flat] [--change K] [--key FILE]`: writes (or
+/// advances by one version) a real signed tree of N one-book corpora for `bench-catalog.sh`,
+/// without building N bundles. Every file a client reads is what `corpusd publish` writes: a
+/// single-key root, the flat catalog, with parts unless `--flat` its trie of parts and top
+/// document, the timestamp, the pointer. Only `book-0` and `book-1` get real signed bundles (the
+/// ones the bench installs); the other entries name bundles no client of the bench fetches.
+///
+/// `--change K` (on an existing tree) publishes the next version with K entries changed, book-0
+/// (installed) among them, and prints the seconds the catalog write took as
+/// `publish_seconds <s>` (flat catalog, parts, top document, timestamp, pointer).
+enum CatalogScaleTree {
+    static func run(_ args: [String]) async throws {
+        var a = BenchArguments(args)
+        let out = a.folder("--out", default: ".bench/catalog-tree")
+        let count = a.int("--count", default: 1000)
+        let change = a.int("--change", default: 0)
+        let flat = a.flag("--flat")
+        try a.refuseUnread()
+        let keyPath = "\(out)/../\(URL(fileURLWithPath: out).lastPathComponent).key"
+        let key: SecretKey
+        var version = 1
+        var entries: [CatalogEntry]
+        if change == 0 {
+            key = try SecretKey.generate()
+            try FileIO.createDirectory(out)
+            try FileIO.writeAtomically(Data(key.fileText.utf8), to: keyPath)
+            try writeRoot(key: key, tree: out)
+            entries = try (0..<count).map { try entry($0, version: "1", tree: out, key: key) }
+        } else {
+            key = try SecretKey(contentsOf: keyPath)
+            let pointer = try JSONDecoder().decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(out)/\(TreeLayout.pointer)")))
+            let previous = try Catalog.decode(try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(pointer.path)")))
+            version = previous.version + 1
+            entries = previous.corpora
+            // book-0 (installed) and K-1 others spread over the catalog.
+            for k in 0..<change {
+                let n = k == 0 ? 0 : (k * 7919) % count
+                entries[n] = try entry(n, version: String(version), tree: out, key: key)
+            }
+        }
+        let started = Date()
+        let now = Date()
+        let catalog = Catalog(id: "scale", title: "Catalog of \(count) books", version: version, issued: now,
+                              expires: now.addingTimeInterval(30 * 86400), rootVersion: 1, corpora: entries)
+        let bytes = try catalog.canonicalBytes()
+        let path = TreeLayout.catalogPath(version: version)
+        try FileIO.createDirectory("\(out)/catalogs")
+        try FileIO.writeAtomically(bytes, to: "\(out)/\(path)")
+        try FileIO.writeAtomically(Data(try key.sign(bytes, trustedComment: catalog.trustedComment).fileText.utf8), to: "\(out)/\(path).minisig")
+        if !flat { _ = try CatalogPartWriter.write(catalog, key: key, tree: out) }
+        let stamp = TimestampDocument(version: version, issued: now, expires: now.addingTimeInterval(86400),
+                                      catalog: .init(id: catalog.id, version: version, path: path, digest: SHA256.digest(bytes), size: Int64(bytes.count)),
+                                      top: try CatalogPartWriter.topRef(version: version, tree: out))
+        let stampBytes = try CanonicalJSON.encode(stamp)
+        try FileIO.writeAtomically(Data(try key.sign(stampBytes, trustedComment: stamp.trustedComment).fileText.utf8), to: "\(out)/\(TreeLayout.timestamp).minisig")
+        try FileIO.writeAtomically(stampBytes, to: "\(out)/\(TreeLayout.timestamp)")
+        try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: version)), to: "\(out)/\(TreeLayout.pointer)")
+        print("publish_seconds \(String(format: "%.3f", Date().timeIntervalSince(started)))")
+        print("flat_catalog_bytes \(bytes.count)")
+        if let top = try CatalogPartWriter.topRef(version: version, tree: out) { print("top_bytes \(top.size)") }
+    }
+
+    static func writeRoot(key: SecretKey, tree: String) throws {
+        let doc = RootKeyDocument(version: 1, key: key.publicKey, created: Date())
+        let bytes = try CanonicalJSON.encode(doc)
+        try FileIO.createDirectory("\(tree)/keys")
+        try FileIO.writeAtomically(bytes, to: "\(tree)/\(TreeLayout.rootKeyPath(version: 1))")
+        try FileIO.writeAtomically(Data(try key.sign(bytes, trustedComment: "root:1 key:\(key.publicKey.keyID)").fileText.utf8),
+                                   to: "\(tree)/\(TreeLayout.rootKeyPath(version: 1)).minisig")
+        try FileIO.writeAtomically(Data(key.publicKey.fileText.utf8), to: "\(tree)/keys/root.pub")
+    }
+
+    /// Entry `n`: a real signed bundle for book-0 and book-1, a named-only bundle for the rest;
+    /// fields about as long as the reader app's one-book corpora (about 600 bytes of JSON).
+    static func entry(_ n: Int, version: String, tree: String, key: SecretKey) throws -> CatalogEntry {
+        let id = "book-\(n)"
+        let title = "Book number \(n) at version \(version): a public-domain title of middling length"
+        let description = "One book of a generated catalog, number \(n), with a description about as long as a blurb on the back cover."
+        if n <= 1 {
+            let pack = PackFixture(id: id, version: version, texts: ["book.md": ["The text of \(id), version \(version): tides and harbors."]])
+            let work = NSTemporaryDirectory() + "catalog-tree-\(id)-\(version)-\(UInt32.random(in: 0...UInt32.max))"
+            try pack.write(to: work)
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            let unsigned = try Manifest.decode(try Data(contentsOf: URL(fileURLWithPath: "\(work)/\(BundleLayout.manifest)")))
+            let zip = "\(work).corpus.zip"
+            defer { try? FileManager.default.removeItem(atPath: zip) }
+            let m = try BundleWriter.write(manifest: unsigned, packPath: "\(work)/\(BundleLayout.pack)", vectorsPath: "\(work)/\(BundleLayout.vectors)", key: key, to: zip)
+            let ref = try BundleRef(hashing: zip, path: { TreeLayout.bundlePath(sha256: $0.hex) })
+            try FileIO.createDirectory("\(tree)/bundles")
+            try? FileManager.default.removeItem(atPath: "\(tree)/\(ref.path)")
+            try FileManager.default.copyItem(atPath: zip, toPath: "\(tree)/\(ref.path)")
+            return CatalogEntry(id: id, version: m.version, title: title, description: description, language: "en", license: "public-domain",
+                                access: .free, tier: nil, bundled: false, bundle: ref, documents: m.documents, passages: m.passages,
+                                embedder: m.embedder, content: m.content)
+        }
+        let digest = SHA256.digest(Data("\(id)@\(version)".utf8))
+        return CatalogEntry(id: id, version: CorpusVersion(version)!, title: title, description: description, language: "en", license: "public-domain",
+                            access: .free, tier: nil, bundled: false, bundle: BundleRef(path: TreeLayout.bundlePath(sha256: digest.hex), digest: digest, size: 3_114),
+                            documents: 1, passages: 40 + n % 17, embedder: EmbedderInfo(id: "hash-uni-bi-384-v1", dimension: 384, encoding: "int8"),
+                            content: SHA256.digest(Data("content \(id)@\(version)".utf8)))
+    }
+}

@@ -1,0 +1,49 @@
+import CorpusFormat
+import Foundation
+
+/// Writes a catalog version's trie of parts and its signed top document (docs/format.md "Catalog
+/// parts"): the parts the tree does not hold yet, then `catalogs/<N>.top.json` and its signature.
+///
+/// Parts are named by their stored bytes, so a part whose entries did not change keeps its name
+/// and is not written again: republishing after one corpus changed writes the leaf that holds it
+/// and the nodes above it, `depth + 1` parts, whatever the catalog's size.
+public enum CatalogPartWriter {
+    public struct Written {
+        /// The top document.
+        public var top: Catalog
+        /// Its canonical bytes: the one document signed for this catalog version for readers of
+        /// parts (what a transparency log would record beside the flat catalog).
+        public var signedBytes: Data
+        /// Paths (relative to the tree) of the parts this call wrote.
+        public var parts: [String]
+    }
+
+    public static func write(_ catalog: Catalog, key: SecretKey, tree: String) throws -> Written {
+        let built = try CatalogPartition.build(catalog.corpora)
+        try FileIO.createDirectory("\(tree)/parts")
+        var written: [String] = []
+        for (ref, bytes) in built.stored.sorted(by: { $0.key.digest.hex < $1.key.digest.hex }) {
+            let path = "\(tree)/\(ref.path)"
+            if FileIO.fileSize(path) == ref.size { continue }
+            try FileIO.writeAtomically(bytes, to: path)
+            written.append(ref.path)
+        }
+        let top = catalog.topDocument(parts: built.parts)
+        let bytes = try top.canonicalBytes()
+        let signature = try key.sign(bytes, trustedComment: top.trustedComment,
+                                     untrustedComment: "top document of catalog \(top.id) version \(top.version), key \(key.keyID)")
+        let path = "\(tree)/\(TreeLayout.topPath(version: top.version))"
+        try FileIO.writeAtomically(Data(signature.fileText.utf8), to: path + TreeLayout.signatureSuffix)
+        try FileIO.writeAtomically(bytes, to: path)
+        return Written(top: top, signedBytes: bytes, parts: written)
+    }
+
+    /// The reference a timestamp holds to catalog version `version`'s top document, nil when the
+    /// tree has none (a tree published before parts existed).
+    public static func topRef(version: Int, tree: String) throws -> TimestampDocument.TopRef? {
+        let rel = TreeLayout.topPath(version: version)
+        guard FileManager.default.fileExists(atPath: "\(tree)/\(rel)") else { return nil }
+        let (digest, size) = try SHA256.digest(fileAt: "\(tree)/\(rel)")
+        return .init(path: rel, digest: digest, size: size)
+    }
+}

@@ -1,0 +1,102 @@
+import CorpusFormat
+import Foundation
+
+/// The refresh of a tree whose timestamp names a top document (docs/format.md "Catalog parts",
+/// docs/client.md "Catalog parts"): the small signed top document, then only the parts on the
+/// paths to the entries this client has installed or asks for, each checked against the hash its
+/// parent names; parts held from an earlier refresh are not asked for again.
+extension CatalogFetcher {
+    /// Largest top document a client accepts: it holds the catalog's fields and one part reference.
+    public static let maxTopBytes: Int64 = 64 * 1024
+
+    func refreshByTop(_ top: TimestampDocument.TopRef, remote: Remote, source: Source, root: TrustedRoot, expectedID: String,
+                      accepted: AcceptedCatalog?, floor: AcceptedCatalog?, walk: RootChainWalk.Walk, fetch: FetchState?,
+                      stamp: AcceptedTimestamp?) async throws -> Pending {
+        let ids = wantedIDs(remote)
+        var verdict: CatalogVerifier.Verdict
+        let bytes: Data
+        let signature: Data
+        if let held = floor, held.catalog.parts != nil, SHA256.digest(held.bytes) == top.digest {
+            // Vouched for again: the top document is the accepted one; its own expiry still holds.
+            if let expiry = held.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: held.catalog.expires) }
+            (bytes, signature, verdict) = (held.bytes, held.signature, .unchanged(held.catalog))
+        } else {
+            do {
+                bytes = try await client.get(HTTPRequest(url: source.url(for: top.path), maxBodyBytes: min(top.size, Self.maxTopBytes))).body
+            } catch TransportError.tooLarge {
+                throw SyncError.sizeExceeded(file: top.path, limit: min(top.size, Self.maxTopBytes))
+            }
+            guard Int64(bytes.count) == top.size else { throw SyncError.sizeMismatch(file: top.path, expected: top.size, actual: Int64(bytes.count)) }
+            let digest = SHA256.digest(bytes)
+            guard digest == top.digest else { throw SyncError.hashMismatch(file: top.path, expected: top.digest.hex, actual: digest.hex) }
+            signature = try await self.signature(of: top.path, on: source)
+            // The first top document after flat catalogs may carry the same version as the flat
+            // catalog accepted last: other bytes of one version, but not a conflict.
+            let sameVersionFlat = floor.map { $0.catalog.parts == nil } ?? false
+            verdict = try CatalogVerifier(now: now()).verify(bytes: bytes, signature: signature, file: top.path, root: root,
+                                                             expectedID: expectedID, accepted: sameVersionFlat ? nil : floor)
+            if let floor, verdict.catalog.version < floor.catalog.version { throw SyncError.rollback(from: floor.catalog.version, to: verdict.catalog.version) }
+            guard verdict.catalog.parts != nil else {
+                throw SyncError.malformed(what: top.path, reason: "a top document without parts")
+            }
+        }
+        var catalog = verdict.catalog
+        guard let parts = catalog.parts else { throw SyncError.malformed(what: top.path, reason: "a top document without parts") }
+
+        // The parts on the paths to the wanted entries, from the cache or the source.
+        let cache = CatalogState(home: home)
+        var partWalk = CatalogPartWalk(parts: parts, ids: ids)
+        var fetched: [PartRef: Data] = [:]
+        while let ref = partWalk.next {
+            var stored = cache.cachedPart(ref, remote: remote.name)
+            if stored == nil {
+                do {
+                    stored = try await client.get(HTTPRequest(url: source.url(for: ref.path), maxBodyBytes: min(ref.size, CatalogPart.maxStoredBytes))).body
+                } catch TransportError.tooLarge {
+                    throw SyncError.sizeExceeded(file: ref.path, limit: min(ref.size, CatalogPart.maxStoredBytes))
+                }
+                fetched[ref] = stored
+            }
+            do {
+                try partWalk.provide(stored)
+            } catch let e as FormatError {
+                throw SyncError.from(e)
+            }
+        }
+        // TAP 16: each entry's version must not go below the one accepted before, whatever the
+        // top document's version says (a stolen catalog key could otherwise roll one entry back).
+        for entry in partWalk.entries {
+            for earlier in (accepted?.catalog.corpora ?? []) where earlier.id == entry.id && entry.version < earlier.version {
+                throw SyncError.entryRollback(corpus: entry.id, from: earlier.version.description, to: entry.version.description)
+            }
+        }
+        catalog.corpora = partWalk.entries
+        // Parts read for an id asked for the first time are kept (`Pending.parts`) even when the
+        // top document is the accepted one.
+        switch verdict {
+        case .unchanged: verdict = .unchanged(catalog)
+        case .accept: verdict = .accept(catalog)
+        }
+        var p = pending(remote, verdict, bytes: bytes, signature: signature, previous: accepted, root: root, walk: walk, fetch: fetch)
+        p.timestamp = stamp
+        p.parts = fetched
+        return p
+    }
+
+    /// True when every id asked for has its entry among the accepted catalog's (read from the
+    /// cached parts) or the catalog is flat: a 304 for the timestamp may then end the refresh.
+    func holdsWanted(_ accepted: AcceptedCatalog?) -> Bool {
+        guard let accepted, let parts = accepted.catalog.parts else { return true }
+        guard let wanted else { return accepted.catalog.corpora.count == parts.count }
+        let held = Set(accepted.catalog.corpora.map(\.id))
+        return wanted.allSatisfy { held.contains($0) }
+    }
+
+    /// The corpus ids whose entries this refresh reads: installed from `remote`, and asked for;
+    /// nil for every entry.
+    private func wantedIDs(_ remote: Remote) -> Set<String>? {
+        guard var ids = wanted else { return nil }
+        for (name, id) in home.installedCorpora() where name == remote.name { ids.insert(id) }
+        return ids
+    }
+}

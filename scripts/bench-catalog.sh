@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Catalog scale benchmark (issue 31): what a client fetches from catalogs of 1,000, 10,000 and
+# 100,000 one-book corpora, with catalog parts (this release) and with today's flat catalog
+# (`--flat`: the same tree without parts, so the client reads catalogs/<N>.json), side by side.
+# Trees are real and signed (`corpus-bench catalog-tree`; only the corpora the bench installs
+# have real bundles), served by `corpusd serve` on loopback, read by the real `corpus` (release).
+# Bytes and requests are corpusd's access log (bundles excluded: they are the same either way).
+# Goals: a no-op refresh <= 1 KB and a one-installed-change refresh <= 16 KB at every size; the
+# 100,000 figures within 2x of the 1,000 ones.
+# Usage: scripts/bench-catalog.sh [SIZES...]   (default: 1000 10000 100000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+
+bin="${CATALOG_BENCH_BIN:-$(scripts/release-products.sh corpus-bench corpus corpusd)}"
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
+work=.bench/catalog
+mkdir -p "$work"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+server_pid=""
+cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+# Sums the access-log lines after line $1 of $log: "<bytes> <requests>", bundles left out.
+since() {
+  sleep 0.3 # the access log is flushed every 100 ms
+  tail -n +"$(( $1 + 1 ))" "$log" | awk '/^127\.0\.0\.1 "/ && !/"GET \/bundles\// { b += $5; n++ } END { printf "%d %d\n", b, n }'
+}
+lines() { wc -l < "$log"; }
+
+# Runs `corpus` under /usr/bin/time; sets $rss_kb.
+corpus() {
+  /usr/bin/time -f %M -o "$work/time.out" "$bin/corpus" --home "$home" "$@" > "$work/corpus.out" 2> "$work/corpus.err" || {
+    echo "corpus $* failed: $(cat "$work/corpus.err")" >&2; return 1; }
+  rss_kb=$(tail -1 "$work/time.out")
+}
+
+declare -A fig
+for n in "${sizes[@]}"; do
+  for mode in parts flat; do
+    tree="$work/$mode-$n"
+    rm -rf "$tree" "$tree.key"
+    flag=(); [ "$mode" = flat ] && flag=(--flat)
+    "$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" "${flag[@]}" > "$work/gen.out"
+    port=$(( 20000 + RANDOM % 20000 ))
+    log="$work/serve-$mode-$n.log"
+    "$bin/corpusd" serve "$tree" --listen "127.0.0.1:$port" 2> "$log" &
+    server_pid=$!
+    for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/catalog.json" && break; sleep 0.1; done
+    home=$(mktemp -d "$work/home-XXXXXX")
+    corpus remote add main "http://127.0.0.1:$port" --trust "$tree/keys/root.pub"
+
+    l=$(lines); t0=$(date +%s.%N); corpus install book-0; t1=$(date +%s.%N)
+    read -r b r <<< "$(since "$l")"; fig[$mode,$n,install]="$b $r"; fig[$mode,$n,install_rss]=$rss_kb
+    l=$(lines); corpus sync; read -r b r <<< "$(since "$l")"; fig[$mode,$n,noop]="$b $r"
+    fig[$mode,$n,publish1]=$("$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" --change 1 "${flag[@]}" | awk '/^publish_seconds/ { print $2 }')
+    l=$(lines); corpus sync; read -r b r <<< "$(since "$l")"; fig[$mode,$n,change1]="$b $r"; fig[$mode,$n,rss]=$rss_kb
+    "$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" --change 100 "${flag[@]}" > /dev/null
+    l=$(lines); corpus sync; read -r b r <<< "$(since "$l")"; fig[$mode,$n,change100]="$b $r"
+    # A first `corpus catalog` from a new home (up to CATALOG_BENCH_BROWSE_MAX entries: with
+    # parts it still reads every leaf, one request each; listing parts are not there yet).
+    fig[$mode,$n,catalog]="- -"; fig[$mode,$n,catalog_s]=-; fig[$mode,$n,catalog_rows]=-
+    if [ "$n" -le "${CATALOG_BENCH_BROWSE_MAX:-1000}" ]; then
+      home=$(mktemp -d "$work/home-XXXXXX")
+      corpus remote add main "http://127.0.0.1:$port" --trust "$tree/keys/root.pub"
+      l=$(lines); t0=$(date +%s.%N); CORPUS_CATALOG_DEADLINE=600 corpus catalog; t1=$(date +%s.%N)
+      read -r b r <<< "$(since "$l")"; fig[$mode,$n,catalog]="$b $r"; fig[$mode,$n,catalog_s]=$(echo "$t1 - $t0" | bc)
+      fig[$mode,$n,catalog_rows]=$(grep -c . "$work/corpus.out" || true)
+    fi
+    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  done
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b + 0 > 0) printf "%.4f", a / b; else print "-" }'; }
+  for what in noop change1 change100 install catalog; do
+    read -r pb pr <<< "${fig[parts,$n,$what]}"; read -r fb fr <<< "${fig[flat,$n,$what]}"
+    goal=-; [ "$what" = noop ] && goal="<=1024"; [ "$what" = change1 ] && goal="<=16384"
+    printf 'RESULT\tcatalog %s: %s bytes\t%s\tB\t%s\t%s\t%s\n' "$n" "$what" "$pb" "$fb" "$(ratio "$pb" "$fb")" "$goal"
+    printf 'RESULT\tcatalog %s: %s requests\t%s\trequests\t%s\t%s\t-\n' "$n" "$what" "$pr" "$fr" "$(ratio "$pr" "$fr")"
+  done
+  printf 'RESULT\tcatalog %s: client peak RSS (sync after one change)\t%s\tKB\t%s\t%s\t-\n' "$n" "${fig[parts,$n,rss]}" "${fig[flat,$n,rss]}" "$(ratio "${fig[parts,$n,rss]}" "${fig[flat,$n,rss]}")"
+  printf 'RESULT\tcatalog %s: first corpus catalog seconds (%s rows; flat %s)\t%s\ts\t%s\t%s\t-\n' "$n" "${fig[parts,$n,catalog_rows]}" "${fig[flat,$n,catalog_rows]}" "${fig[parts,$n,catalog_s]}" "${fig[flat,$n,catalog_s]}" "$(ratio "${fig[parts,$n,catalog_s]}" "${fig[flat,$n,catalog_s]}")"
+  printf 'RESULT\tcatalog %s: catalog write after one change\t%s\ts\t%s\t%s\t-\n' "$n" "${fig[parts,$n,publish1]}" "${fig[flat,$n,publish1]}" "$(ratio "${fig[parts,$n,publish1]}" "${fig[flat,$n,publish1]}")"
+done
+first=${sizes[0]}; last=${sizes[${#sizes[@]}-1]}
+if [ "$first" != "$last" ]; then
+  for what in noop change1 install; do
+    read -r a _ <<< "${fig[parts,$last,$what]}"; read -r b _ <<< "${fig[parts,$first,$what]}"
+    printf 'RESULT\tcatalog %s vs %s: %s bytes\t%s\tB\t%s\t%s\t<=2x\n' "$last" "$first" "$what" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')"
+  done
+fi
