@@ -60,9 +60,13 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     public var content: SHA256Digest
     /// Deltas from earlier versions to this one (docs/format.md "Delta"); absent when there are none.
     public var deltas: [DeltaRef]?
+    /// The bundle encrypted once as an age payload (`payloads/<sha256>.age`), which any mirror or
+    /// cache may carry; its key comes from the catalog's `gate` (docs/format.md "Encrypted
+    /// entitled corpora"). Absent for a bundle served in the clear.
+    public var payload: BundleRef?
 
     enum CodingKeys: String, CodingKey {
-        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas
+        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas, payload
         case content = "content_digest"
     }
 
@@ -103,9 +107,12 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// Embedder model artifacts the corpora need (absent from catalogs without model-based corpora,
     /// so catalogs written before it existed still decode).
     public var embedders: [CatalogEmbedder]?
+    /// The base URL of the gate that releases the file keys of the catalog's encrypted payloads
+    /// (`corpusd serve --key-store`), so a client that reached only a mirror still finds it.
+    public var gate: String?
 
     enum CodingKeys: String, CodingKey {
-        case format, id, title, version, issued, expires, corpora, embedders
+        case format, id, title, version, issued, expires, corpora, embedders, gate
         case rootVersion = "root_version"
     }
 
@@ -151,8 +158,14 @@ public struct Catalog: Codable, Hashable, Sendable {
                 guard TreePath.isSafe(d.file.path), d.file.size > 0, d.fromVersion != e.version else {
                     throw FormatError.malformed(what: "catalog", reason: "unsafe delta reference for \(e.id)")
                 }
+                try d.payload.map { try EncryptedPayload.validate($0, of: "a delta of \(e.id)") }
+            }
+            if let payload = e.payload {
+                try EncryptedPayload.validate(payload, of: e.id)
+                guard c.gate != nil else { throw FormatError.malformed(what: "catalog", reason: "\(e.id) is encrypted but the catalog names no gate") }
             }
         }
+        try c.gate.map { try EncryptedPayload.validateGate($0) }
         for e in c.embedders ?? [] { try e.validate() }
         return c
     }
@@ -214,6 +227,8 @@ public enum TreeLayout {
     public static func bundlePath(sha256: String) -> String { "bundles/\(sha256).corpus.zip" }
     /// `deltas/<sha256>.delta.zip`: a content-addressed delta (docs/format.md "Delta").
     public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
+    /// `payloads/<sha256>.age`: an encrypted bundle or delta (docs/format.md "Encrypted entitled corpora").
+    public static func payloadPath(sha256: String) -> String { "payloads/\(sha256).age" }
     public static let signatureSuffix = ".minisig"
 
     /// True for the name (last segment) of a content-addressed file, `<sha256>.<suffix>`: 64
