@@ -13,6 +13,7 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "eval": EvalBench.run(args:),
     "install": InstallBench.run,
     "install-client": ClientInstallBench.run,
+    "install-encrypted": EncryptedInstallBench.run,
     "search-load": SearchLoadBench.run(args:),
     "sync": SyncBench.run,
     "zip-readers": ZipReaderBench.run,
