@@ -109,7 +109,7 @@ import CorpusTestSupport
 
     /// A header for another device, a wrong file key, a tampered payload: exit 3, home unchanged.
     /// The gate is a recording server answering the header the case crafts with the publisher's key store.
-    @Test(arguments: ["another-device", "wrong-key", "tampered-chunk", "header-of-two-stanzas"])
+    @Test(arguments: ["another-device", "wrong-key", "tampered-chunk", "truncated-payload", "header-of-two-stanzas"])
     func aKeyOrPayloadThatDoesNotDecryptInstallsNothing(_ kind: String) async throws {
         let keys = TempDirectory("key-store")
         let fakeGateRoot = TempDirectory("fake-gate")
@@ -134,7 +134,7 @@ import CorpusTestSupport
         default:
             answer = try KeyRelease.answer(fileKey: entry.key(), recipient: device.recipient)
             var bytes = try Data(contentsOf: URL(fileURLWithPath: tree.publicDir + "/" + payload.path))
-            bytes[bytes.count / 2] ^= 0x01
+            if kind == "truncated-payload" { bytes = bytes.prefix(bytes.count - 100) } else { bytes[bytes.count / 2] ^= 0x01 }
             let tampered = bytes
             source.setBehavior { $0.path == "/" + payload.path ? .content(tampered) : .normal }
         }
@@ -143,9 +143,9 @@ import CorpusTestSupport
         let before = client.snapshot
         let r = try client.json(["install", "atlas"], env: ["CORPUS_TOKEN": try tree.token(tier: "pro")])
         #expect(r.result.status == 3, "\(kind): \(r.result.stderr)")
-        // A tampered payload is caught by the catalog's hash before any chunk is opened; a key that
-        // does not fit, by the header or the first chunk's tag.
-        #expect(Self.firstError(r.object)?["code"] as? String == (kind == "tampered-chunk" ? "integrity" : "decryption"),
+        // A tampered or truncated payload is caught by the catalog's hash and size before any chunk
+        // is opened; a key that does not fit, by the header or the first chunk's tag.
+        #expect(Self.firstError(r.object)?["code"] as? String == (["tampered-chunk", "truncated-payload"].contains(kind) ? "integrity" : "decryption"),
                 "\(kind): \(String(describing: Self.firstError(r.object)))")
         #expect(client.snapshot == before, "\(kind): nothing installed, nothing left behind")
         #expect(source.requests.allSatisfy { $0.headers["authorization"] == nil }, "the token never went to the payload's source")
