@@ -2,14 +2,17 @@
 # age payload decryption: `corpus-bench age-decrypt` streams a 1 GiB age file (made once by our
 # encryptor, cached under .bench/age-decrypt) through AgeFileDecryptor into a sink that drops the
 # plaintext, against `age -d` (Debian's 1.1.1) on the same file to /dev/null and
-# `openssl speed -evp chacha20-poly1305` at 16 KiB blocks. Information for issue 33's install
-# ratio (an encrypted install within 1.15 x a plain one); the goal here: at least age's speed.
+# `openssl speed -evp chacha20-poly1305` at 16 KiB blocks (goal: at least age's speed); then
+# `corpus-bench install-encrypted`: `corpus install` of the 1 GiB bundle of bench-install.sh
+# published encrypted (key from `corpusd serve --key-store`) against the same bundle in the clear,
+# alternating, best of 3 (goal: encrypted <= 1.15 x clear). Both print the load first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-scripts/release-build.sh --product corpus-bench >/dev/null
-bin="$(scripts/release-build.sh --show-bin-path)/corpus-bench"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+products="$(scripts/release-products.sh corpus-bench corpus corpusd)"
+bin="$products/corpus-bench"
 
 # The first run makes the file; its figures include cold-cache effects, so run again.
 "$bin" age-decrypt --cache .bench/age-decrypt --rounds 1 >/dev/null
@@ -40,3 +43,5 @@ awk -v d="$(get decrypt_mb_s)" -v a="$age_mb_s" -v o="$openssl_mb_s" -v r="$(get
   printf "RESULT\tage decrypt 1 GiB vs openssl speed chacha20-poly1305\t%.0f\tMB/s\t%.0f\t%.2f\t-\n", d, o, d / o
   printf "RESULT\tage decrypt peak RSS\t%.1f\tMiB\t-\t-\t<64\n", r
 }'
+
+"$bin" install-encrypted --work .bench/install --rounds 3 --bin "$products"

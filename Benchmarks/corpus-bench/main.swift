@@ -15,6 +15,7 @@ let subcommands: [String: ([String]) async throws -> Void] = [
     "install": InstallBench.run,
     "install-client": ClientInstallBench.run,
     "log": LogBench.run,
+    "install-encrypted": EncryptedInstallBench.run,
     "search-load": SearchLoadBench.run(args:),
     "sync": SyncBench.run,
     "zip-readers": ZipReaderBench.run,

@@ -53,6 +53,7 @@ enum ClientErrors {
         case .catalogMismatch, .malformed: return "the catalog or bundle is not usable; tell its publisher"
         case .unsafePack: return "the bundle is signed but its pack is damaged or unsafe; nothing was installed; tell the catalog's publisher"
         case .delta: return "nothing of it was kept; the full bundle is installed instead (corpus sync)"
+        case .decryption: return "nothing was installed and no plaintext was kept; if it persists, tell the catalog's publisher"
         case .wantedNotOffered: return "correct the wanted-file; corpus catalog lists what is offered"
         case .localFileDamaged: return e.localFileAdvice ?? ""
         case .entitlementRequired: return "get a token from the publisher and pass it with --token, CORPUS_TOKEN or corpus login"

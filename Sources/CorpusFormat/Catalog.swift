@@ -68,8 +68,13 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     /// `channel`, or `stable` when the entry names none.
     public var channelName: String { channel ?? ChannelRules.defaultChannel }
 
+    /// The bundle encrypted once as an age payload (`payloads/<sha256>.age`), which any mirror or
+    /// cache may carry; its key comes from the catalog's `gate` (docs/format.md "Encrypted
+    /// entitled corpora"). Absent for a bundle served in the clear.
+    public var payload: BundleRef?
+
     enum CodingKeys: String, CodingKey {
-        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas
+        case id, version, title, description, language, license, access, tier, bundled, bundle, documents, passages, embedder, deltas, payload
         case channel, rollout
         case content = "content_digest"
     }
@@ -125,8 +130,12 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// The format of a top document: the catalog's fields without its entries, which live in parts.
     public static let topFormat = 2
 
+    /// The base URL of the gate that releases the file keys of the catalog's encrypted payloads
+    /// (`corpusd serve --key-store`), so a client that reached only a mirror still finds it.
+    public var gate: String?
+
     enum CodingKeys: String, CodingKey {
-        case format, id, title, version, issued, expires, corpora, embedders, parts
+        case format, id, title, version, issued, expires, corpora, embedders, parts, gate
         case rootVersion = "root_version"
     }
 
@@ -177,10 +186,16 @@ public struct Catalog: Codable, Hashable, Sendable {
                 guard TreePath.isSafe(d.file.path), d.file.size > 0, d.fromVersion != e.version else {
                     throw FormatError.malformed(what: "catalog", reason: "unsafe delta reference for \(e.id)")
                 }
+                try d.payload.map { try EncryptedPayload.validate($0, of: "a delta of \(e.id)") }
+            }
+            if let payload = e.payload {
+                try EncryptedPayload.validate(payload, of: e.id)
+                guard c.gate != nil else { throw FormatError.malformed(what: "catalog", reason: "\(e.id) is encrypted but the catalog names no gate") }
             }
         }
         // Several entries per id only as channels and rollouts allow; anything else is refused whole.
         if let problem = ChannelRules.problem(c.corpora.map(\.listing)) { throw FormatError.malformed(what: "catalog", reason: problem) }
+        try c.gate.map { try EncryptedPayload.validateGate($0) }
         for e in c.embedders ?? [] { try e.validate() }
         return c
     }
@@ -256,6 +271,8 @@ public enum TreeLayout {
     public static func topPath(version: Int) -> String { "catalogs/\(version).top.json" }
     /// `parts/<sha256>.json.gz`: a content-addressed catalog part, named by its stored bytes.
     public static func partPath(sha256: String) -> String { "parts/\(sha256).json.gz" }
+    /// `payloads/<sha256>.age`: an encrypted bundle or delta (docs/format.md "Encrypted entitled corpora").
+    public static func payloadPath(sha256: String) -> String { "payloads/\(sha256).age" }
     public static let signatureSuffix = ".minisig"
 
     /// True for the name (last segment) of a content-addressed file, `<sha256>.<suffix>`: 64

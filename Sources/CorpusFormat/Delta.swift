@@ -12,9 +12,11 @@ public struct DeltaRef: Codable, Hashable, Sendable {
     /// The SHA-256 of the file. JSON `sha256`.
     public var digest: SHA256Digest
     public var size: Int64
+    /// The delta encrypted once as an age payload, under a file key of its own; absent in the clear.
+    public var payload: BundleRef?
 
     enum CodingKeys: String, CodingKey {
-        case path, size
+        case path, size, payload
         case fromVersion = "from_version"
         case fromContent = "from_content_digest"
         case digest = "sha256"

@@ -35,6 +35,9 @@ public struct HomeLayout: Sendable, Hashable {
     public var token: String { "\(root)/token" }
     /// `install-id`: 64 random hex digits made once, the seed of every rollout bucket (`RolloutBucket`).
     public var installID: String { "\(root)/install-id" }
+    /// The device's age X25519 identity (`AGE-SECRET-KEY-1…`, mode 600), to which gates wrap the
+    /// keys of encrypted payloads; made when the first remote is added.
+    public var identity: String { "\(root)/identity.txt" }
     public func trust(_ remote: String) -> String { "\(root)/trust/\(remote)" }
     public func state(_ remote: String) -> String { "\(root)/state/\(remote)" }
     public func acceptedCatalog(_ remote: String) -> String { "\(state(remote))/catalog.json" }

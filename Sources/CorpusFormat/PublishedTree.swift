@@ -27,7 +27,7 @@ public struct PublishedTree: Sendable {
     /// lists the version it leads from: it goes with the bundles it leads from. Returns the
     /// removed paths (relative to the tree), bundles first, each folder sorted.
     public func removeUnreferencedFiles(keep: Catalog, now: Date) -> [String] {
-        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + (c.embedders ?? []).map(\.artifact.path) }
+        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + c.corpora.compactMap(\.payload?.path) + (c.embedders ?? []).map(\.artifact.path) }
         var catalogs = [keep]
         for version in catalogVersions() {
             // A catalog that no longer decodes promises nothing a client can read.
@@ -39,11 +39,14 @@ public struct PublishedTree: Sendable {
         let versions = Set(catalogs.flatMap { $0.corpora.map { "\($0.id)@\($0.version)" } })
         for c in catalogs {
             for e in c.corpora {
-                for d in e.deltas ?? [] where versions.contains("\(e.id)@\(d.fromVersion)") { referenced.insert(d.path) }
+                for d in e.deltas ?? [] where versions.contains("\(e.id)@\(d.fromVersion)") {
+                    referenced.insert(d.path)
+                    if let payload = d.payload { referenced.insert(payload.path) }
+                }
             }
         }
         var removed: [String] = []
-        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip"), ("deltas", ".delta.zip")] {
+        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip"), ("deltas", ".delta.zip"), ("payloads", ".age")] {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? []).sorted() where name.hasSuffix(suffix) {
                 let rel = "\(folder)/\(name)"
                 if !referenced.contains(rel) {

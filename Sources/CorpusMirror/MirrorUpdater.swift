@@ -171,6 +171,14 @@ public struct MirrorUpdater: Sendable {
             guard ref.path == TreeLayout.bundlePath(sha256: ref.digest.hex) else {
                 throw SyncError.malformed(what: "catalog", reason: "bundle of \(entry.id) is at \(ref.path.debugDescription), not bundles/<sha256>.corpus.zip")
             }
+            if let payload = entry.payload {
+                // Encrypted (docs/format.md "Encrypted entitled corpora"): the ciphertext is carried like a
+                // free bundle, without a token, and never the plaintext; the signed catalog's hash and size
+                // (checked by the download) are all a mirror can check, since it holds no key.
+                want(payload, label: entry.id, token: nil) { _ in }
+                for d in entry.deltas ?? [] { if let p = d.payload { want(p, label: "\(entry.id) delta from \(d.fromVersion)", token: nil) { _ in } } }
+                continue
+            }
             if entry.access == .entitled && token == nil {
                 plan.skipped.append(entry.id)
                 progress(.skippedEntitled(corpus: entry.id))

@@ -145,13 +145,26 @@ struct TreeInventory {
             for entry in entries {
                 guard case let .object(fields) = entry else { continue }
                 let entitled = fields["access"] == .string(Access.entitled.rawValue)
-                out += strings(in: entry).filter(looksLikePath).map { ($0, entitled) }
+                // An encrypted payload (a `payload` object, the entry's or a delta's) is ciphertext:
+                // public like a free bundle, so mirrors and caches carry it (format.md "Encrypted
+                // entitled corpora"); the plaintext it opens stays private.
+                let sealed = Set(payloadStrings(in: entry))
+                out += strings(in: entry).filter(looksLikePath).map { ($0, entitled && !sealed.contains($0)) }
             }
         }
         for (name, value) in top where name != "corpora" {
             out += strings(in: value).filter(looksLikePath).map { ($0, false) }
         }
         return out
+    }
+
+    /// The strings inside any object field named `payload`, at any depth.
+    static func payloadStrings(in value: JSONValue) -> [String] {
+        switch value {
+        case let .array(a): return a.flatMap(payloadStrings)
+        case let .object(o): return o.flatMap { name, v in name == "payload" ? strings(in: v) : payloadStrings(in: v) }
+        default: return []
+        }
     }
 
     static func strings(in value: JSONValue) -> [String] {

@@ -35,6 +35,8 @@ public enum PublisherError: Error, Equatable, Sendable {
     case lifetimeOutOfRange(what: String, seconds: TimeInterval, range: ClosedRange<TimeInterval>)
     /// A file the command would create exists already.
     case fileExists(path: String)
+    /// `--key-store` names a folder inside the published tree, which is uploaded and mirrored.
+    case keyStoreInsideTree(store: String, tree: String)
     /// The published tree's own files (root keys, pointer, catalogs) are damaged.
     case invalidTree(path: String, reason: String)
     /// `rotate-key` was given the same key as new and current.
@@ -92,6 +94,7 @@ extension PublisherError: CustomStringConvertible {
         case let .lifetimeOutOfRange(what, seconds, range):
             return "a \(what) of \(Int(seconds)) s is outside \(Int(range.lowerBound)) s to \(Int(range.upperBound)) s"
         case let .fileExists(path): return "\(path) already exists; refusing to overwrite it"
+        case let .keyStoreInsideTree(store, tree): return "the key store \(store) is inside the published tree \(tree), which is uploaded and mirrored"
         case let .sameKey(keyID): return "the new key \(keyID) is the current key"
         case let .invalidPrebuiltBundle(path, reason): return "prebuilt bundle \(path): \(reason)"
         case let .catalogIDChanged(tree, published, catalog):

@@ -73,6 +73,8 @@ public enum TreePublisher {
         var warnings: [TextWarning]
         /// The deltas the catalog lists for it (`DeltaPublisher`).
         var deltas: [DeltaPublisher.Staged] = []
+        /// The bundle as an encrypted payload (`PayloadPublisher`), for an entitled corpus published with a key store.
+        var payload: BundleRef?
     }
 
     /// `key` signs the catalog, bundles, deltas and model artifacts: a catalog key of the tree's
@@ -81,6 +83,7 @@ public enum TreePublisher {
     public static func publish(catalogDirectory: String, output: String, key: SecretKey, timestampKey: SecretKey? = nil,
                                expiresIn: TimeInterval = defaultExpiry, now: Date = Date(),
                                embedder: any Embedder = HashingEmbedder(), deltaBases: Int = defaultDeltaBases,
+                               encryption: PayloadEncryption? = nil,
                                progress: (PublishProgress) -> Void = { _ in }) throws -> PublishSummary {
         guard expiryRange.contains(expiresIn) else { throw PublisherError.expiryOutOfRange(seconds: expiresIn, range: expiryRange) }
         let source = try CatalogSource.load(directory: catalogDirectory)
@@ -89,6 +92,8 @@ public enum TreePublisher {
         let timestampSigner = try timestampSigner(key: key, timestampKey: timestampKey, chain: chain, roles: roles)
         let timestampVersion = try TimestampWriter.previousVersion(tree: output) + 1
         let embedders = try PublishEmbedders(source: source, catalogDirectory: catalogDirectory, fallback: embedder)
+        // Before anything is built: a key store inside the tree, or a bad gate URL, is refused.
+        let payloads = try encryption.map { try PayloadPublisher($0, tree: output, staging: "\(output)/.staging") }
 
         for dir in ["", "/bundles", "/catalogs", "/keys"] { try FileIO.createDirectory(output + dir) }
         let lock = try TreeLock.take(tree: output)
@@ -115,8 +120,11 @@ public enum TreePublisher {
         let artifacts = try stageArtifacts(prepared.map(\.cached.manifest), embedders: embedders,
                                            catalogDirectory: catalogDirectory, key: key, tree: output, staging: staging, progress: progress)
 
+        let stagedPayloads = try payloads?.encrypt(&prepared) ?? []
+
         // From here on the tree changes: content-addressed files first, the pointer last.
         try placeStaged(prepared, artifacts, tree: output)
+        for p in stagedPayloads { try moveIntoPlace(p.staged, p.ref, tree: output) }
         for p in prepared { cache.corpora[p.entry.cacheKey] = p.cached }
         cache.corpora = cache.corpora.filter { key, _ in source.corpora.contains { $0.cacheKey == key } }
         try cache.save(tree: output)
@@ -124,10 +132,11 @@ public enum TreePublisher {
         if chain.newest == nil {
             try RootKeyChain.write(version: 1, newKey: key.publicKey, signer: key, created: now, tree: output)
         }
-        let catalog = Catalog(id: source.id, title: source.title, version: history.latestVersion + 1, issued: now,
+        var catalog = Catalog(id: source.id, title: source.title, version: history.latestVersion + 1, issued: now,
                               expires: now.addingTimeInterval(expiresIn), rootVersion: roles.version,
                               corpora: prepared.map(catalogEntry),
                               embedders: artifacts.isEmpty ? nil : artifacts.map(\.entry).sorted { ($0.id, $0.digest) < ($1.id, $1.digest) })
+        catalog.gate = prepared.contains { $0.payload != nil } ? encryption?.gateURL : nil
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
         let parts = try CatalogPartWriter.write(catalog, key: key, tree: output)
@@ -292,6 +301,7 @@ public enum TreePublisher {
         entry.deltas = p.deltas.isEmpty ? nil : p.deltas.map(\.ref)
         entry.channel = e.channel
         entry.rollout = e.rollout
+        entry.payload = p.payload
         return entry
     }
 

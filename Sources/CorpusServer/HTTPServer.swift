@@ -31,7 +31,8 @@ public final class HTTPServer {
         let catalogs = index
         let routes = RequestHandler.Routes(tree: true, metrics: access.place == .mainListener ? access : nil,
                                            search: config.search.map { SearchEndpoint(backend: $0, index: catalogs) },
-                                           browse: config.browse.map { BrowseEndpoint(backend: $0, index: catalogs) })
+                                           browse: config.browse.map { BrowseEndpoint(backend: $0, index: catalogs) },
+                                           keys: config.keyStore.map { KeyEndpoint(store: $0, index: catalogs) })
         core = ServerCore(handler: RequestHandler(served: served, gate: Gatekeeper(verifier: verifier, index: index), metrics: metrics,
                                                  inlineLimit: config.inlineFileLimit, routes: routes, storageRedirect: config.storageRedirect),
                           metrics: metrics, accessLog: config.accessLog, headDeadline: headDeadline)

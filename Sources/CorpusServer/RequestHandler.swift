@@ -78,6 +78,8 @@ final class RequestHandler: Sendable {
         var search: SearchEndpoint?
         /// `/v1/documents` and `/v1/read` (`corpusd serve --search`); nil answers 404.
         var browse: BrowseEndpoint?
+        /// `/v1/keys/<payload sha256>` (`corpusd serve --key-store`); nil answers 404.
+        var keys: KeyEndpoint?
     }
 
     let served: ServedTree
@@ -165,6 +167,8 @@ final class RequestHandler: Sendable {
             return routes.browse!.respond(.documents, target, authorization: req.header(.authorization), gate: gate)
         case Self.read where routes.browse != nil:
             return routes.browse!.respond(.read, target, authorization: req.header(.authorization), gate: gate)
+        case _ where routes.keys != nil && target.segments.count == 3 && target.segments[0] == "v1" && target.segments[1] == KeyRelease.route:
+            return routes.keys!.respond(target, authorization: req.header(.authorization), gate: gate)
         case Self.root:
             return serveFile(["index.html"], req, gated: false, useCache: useCache)
         default:

@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     /// Gate-only: content-addressed files are never served but redirected (entitled ones to a
     /// presigned URL of the private location); nil serves them from the tree.
     public var storageRedirect: StorageRedirect?
+    /// The payload file keys `GET /v1/keys/…` releases (`--key-store`); nil answers 404.
+    public var keyStore: KeyStore?
     /// Receives one entry per finished request. Called on server threads; must be thread-safe.
     public var accessLog: (@Sendable (AccessLogEntry) -> Void)?
 

@@ -23,7 +23,7 @@ enum MirrorErrors {
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "check that --trust is the upstream's root public key"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:
             return "the download was damaged or tampered with and was discarded; nothing changed; run corpusd mirror again"
-        case .catalogMismatch, .malformed, .unsafePack, .delta: return "the upstream's tree is not usable; tell its publisher"
+        case .catalogMismatch, .malformed, .unsafePack, .delta, .decryption: return "the upstream's tree is not usable; tell its publisher"
         case .entitlementRequired, .entitlementDenied: return "pass a token that covers the entitled corpora with --token (or CORPUS_TOKEN)"
         case .importLimit, .cancelled, .unexpected, .offline: return ""  // a mirror installs nothing, and has no offline mode
         case .network: return "check the connection and UPSTREAM_URL"

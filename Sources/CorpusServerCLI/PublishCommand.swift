@@ -4,7 +4,7 @@ import CorpusFormat
 import CorpusPublisher
 import CorpusObjectStore
 
-/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--timestamp-key KEY] [--expires DURATION] [--to s3://… --endpoint URL [--private s3://…]]`
+/// `corpusd publish CATALOG_DIR --out PUBLIC_DIR --key KEY [--timestamp-key KEY] [--expires DURATION] [--key-store DIR --gate-url URL] [--to s3://… --endpoint URL [--private s3://…]]`
 struct PublishCommand: ServerCommand {
     static let out = Option.path("--out", "PUBLIC_DIR", "the static tree to write (created if missing)").required()
     static let key = Option.path("--key", "KEY", "a catalog secret key of the tree's newest root (a single-key tree: its key)").required()
@@ -12,8 +12,10 @@ struct PublishCommand: ServerCommand {
     static let expires = Option.duration("--expires", .catalogExpiry, "catalog lifetime, like 12h, 30d or 2w (default: 30d)")
     static let deltas = Option.integer("--deltas", "K", in: 0...16, "write deltas from each of the last K versions still referenced (default \(TreePublisher.defaultDeltaBases))")
     static let verbose = Option.flag("--verbose", "also list each unchanged corpus and each delta kept from before (by default the summary counts them)")
+    static let keyStore = Option.path("--key-store", "DIR", "with --gate-url: encrypt entitled bundles and deltas once each, their file keys in DIR (outside PUBLIC_DIR, mode 600)")
+    static let gateURL = Option.url("--gate-url", "with --key-store: the base URL of the gate that releases the keys (`corpusd serve --key-store DIR`), named in the signed catalog")
     static let spec = CommandSpec(["publish"], "build what changed in CATALOG_DIR/catalog.json and write a signed static tree to PUBLIC_DIR",
-                                  positionals: .exactly("CATALOG_DIR").completing(.files), options: [out, key, timestampKey, expires, deltas, verbose] + ObjectStoreOptions.uploadOptions)
+                                  positionals: .exactly("CATALOG_DIR").completing(.files), options: [out, key, timestampKey, expires, deltas, verbose, keyStore, gateURL] + ObjectStoreOptions.uploadOptions)
 
     let context: ServerContext
 
@@ -27,8 +29,9 @@ struct PublishCommand: ServerCommand {
         let verbose = cmd.has(Self.verbose)
         // Every mistake in the object-storage options is refused before anything is built.
         let target = try ObjectStoreOptions.uploadTarget(cmd, environment: env.values)
+        let encryption = try Self.encryption(cmd)
         let summary = try TreePublisher.publish(catalogDirectory: cmd.positionals[0], output: out, key: key, timestampKey: timestampKey, expiresIn: expires,
-                                                deltaBases: bases) { step in
+                                                deltaBases: bases, encryption: encryption) { step in
             Self.draw(step, console, verbose: verbose)
         }
         let c = summary.catalog
@@ -156,6 +159,23 @@ struct PublishCommand: ServerCommand {
                 Corpus(id: e.id, version: e.version.description, bundle: e.bundle.path, size: e.bundle.size,
                        deltas: (e.deltas ?? []).map { .init(fromVersion: $0.fromVersion.description, path: $0.path, size: $0.size) })
             }
+        }
+    }
+}
+
+extension PublishCommand {
+    /// `--key-store` and `--gate-url` go together: keys with no gate to release them, or a gate
+    /// with no keys, would publish corpora nobody can open.
+    static func encryption(_ cmd: ParsedCommand) throws -> PayloadEncryption? {
+        switch (cmd.value(keyStore), cmd.value(gateURL)) {
+        case (nil, nil): return nil
+        case let (store?, gate?):
+            do { try EncryptedPayload.checkGate(gate) } catch {
+                throw UsageError.invalidValue(option: gateURL.name, value: gate, expected: "an http(s) base URL without credentials, query or fragment")
+            }
+            return PayloadEncryption(keyStore: store, gateURL: gate)
+        case (_?, nil): throw UsageError.missingRequired(gateURL.name, command: "publish --key-store")
+        case (nil, _?): throw UsageError.missingRequired(keyStore.name, command: "publish --gate-url")
         }
     }
 }

@@ -44,6 +44,9 @@ enum PublisherErrors {
         case let .lifetimeOutOfRange(what, _, range):
             return ErrorReport(code: "usage", message: e.description,
                                hint: "give a \(what) from \(DurationOption.format(range.lowerBound)) to \(DurationOption.format(range.upperBound))", kind: .usage)
+        case .keyStoreInsideTree:
+            return ErrorReport(code: "key-store-inside-tree", message: e.description,
+                               hint: "keep the key store outside PUBLIC_DIR, for example beside the publishing key; nothing was written", kind: .usage)
         case .fileExists:
             return ErrorReport(code: "exists", message: e.description, hint: "choose another file name, or remove it first", kind: .localIO)
         case .invalidTree:

@@ -15,10 +15,11 @@ struct ServeCommand: ServerCommand {
     static let gateOnly = Option.flag("--gate-only", "serve catalogs and keys but redirect downloads: entitled ones (token checked) to presigned URLs of --private, free ones to --public-url")
     static let publicURL = Option.url("--public-url", "with --gate-only: the public tree's base URL (the bucket's, or the CDN's in front of it)")
     static let presignExpires = Option.duration("--presign-expires", .presignExpiry, "with --gate-only: how long a presigned URL is good, like 90s, 5m or 15m (default: 5m)")
+    static let keyStore = Option.path("--key-store", "DIR", "answer GET /v1/keys/<payload> with the payload's file key wrapped to the asking device (token checked as for its bundle); DIR is `corpusd publish --key-store`")
     static let spec = CommandSpec(["serve"], "serve a published tree over HTTP; bundles of entitled corpora need a token signed by PUB",
                                   positionals: .exactly("PUBLIC_DIR").completing(.files),
                                   options: [listen, entitlementPub, threads, metricsListen, metricsTokenFile, gateOnly, ObjectStoreOptions.privateLocation,
-                                            ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires, search])
+                                            ObjectStoreOptions.endpoint, ObjectStoreOptions.region, publicURL, presignExpires, search, keyStore])
 
     let context: ServerContext
 
@@ -43,6 +44,15 @@ struct ServeCommand: ServerCommand {
             config.browse = EngineBrowseBackend(library: search.library)
         }
         config.storageRedirect = try Self.storageRedirect(cmd, environment: context.environment)
+        if let store = cmd.value(Self.keyStore) {
+            guard !KeyStore.isInside(store, root) else {
+                throw ErrorReport(code: "key-store-inside-tree", message: "the key store \(store) is inside the served tree \(root)",
+                                  hint: "keep the key store outside PUBLIC_DIR: every file there is served", kind: .usage)
+            }
+            do { config.keyStore = try KeyStore(directory: store, create: false) } catch {
+                throw ErrorReport(code: "not-found", message: "\(store) is not a key store folder", hint: "give the folder `corpusd publish --key-store` wrote", kind: .notFound)
+            }
+        }
         // Lines are printable ASCII already (AccessLogEntry escapes the rest), so they bypass the
         // console's sanitising and go out in batches, off the request path.
         let accessLog = (!console.quiet && !console.json) ? AccessLogWriter() : nil

@@ -34,12 +34,26 @@ extension PlanExecutor {
         guard let (delta, base) = deltaBase(for: offer) else { return .none }
         var bytes: Int64 = 0
         do {
-            let download = try await downloader.download(delta.file, from: sources, token: token) { p in
-                progress?(.downloading(name: "\(name) (delta from \(delta.fromVersion))", p))
+            let label = "\(name) (delta from \(delta.fromVersion))"
+            let download: VerifiedDownload
+            if let payload = delta.payload {
+                // Encrypted like its bundle: key from the gate, payload from any source (EncryptedBundleFetch.swift).
+                let key = try await requestKey(payload: payload, remote: offer.remote, token: token, what: label)
+                download = try await fetchAndDecrypt(payload, plaintext: delta.file, key: key, sources: sources) { p in
+                    progress?(.downloading(name: label, p))
+                }
+                bytes = payload.size
+            } else {
+                download = try await downloader.download(delta.file, from: sources, token: token) { p in
+                    progress?(.downloading(name: label, p))
+                }
+                bytes = download.size
             }
-            bytes = download.size
             LifecycleStep.reached("delta-downloaded")
-            defer { downloader.discard(download.digest) }
+            defer {
+                downloader.discard(download.digest)
+                discardDecrypted(download)
+            }
             progress?(.verifying(name: name))
             let manifest = try DeltaInstaller(installer: installer).install(
                 deltaPath: download.path, deltaDigest: download.digest, base: base,

@@ -65,6 +65,9 @@ extension PlanExecutor {
     }
 
     private func fetchBundle(_ offer: OfferedCorpus, name: String, sources: [Source], token: String?) async throws -> VerifiedDownload {
+        if let payload = offer.entry.payload {
+            return try await fetchEncryptedBundle(offer, payload: payload, name: name, sources: sources, token: token)
+        }
         do {
             return try await downloader.download(offer.entry.bundle, from: sources, token: token) { p in
                 progress?(.downloading(name: name, p))
@@ -80,7 +83,10 @@ extension PlanExecutor {
     /// promise, installs it, then removes the download; a bundle that does not install is removed
     /// too (it is of no use, or the space is needed back).
     private func installDownload(_ download: VerifiedDownload, of offer: OfferedCorpus, keys: [PublicKey], lock: FileLock) throws {
-        defer { downloader.discard(download.digest) }
+        defer {
+            downloader.discard(download.digest)
+            discardDecrypted(download)
+        }
         let bundle = try VerifiedBundle.open(download, trustedKeys: keys)
         try Installer.Expectation(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content).check(bundle.manifest)
         try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, holding: lock, importLimit: operation.importLimit)

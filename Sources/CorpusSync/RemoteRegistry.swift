@@ -40,6 +40,8 @@ struct RemoteRegistry: Sendable {
         config.remotes.removeAll { $0.name == name }
         config.remotes.append(remote)
         try config.save(home)
+        // Made now, so the gate of an encrypted corpus can be asked without writing anything later.
+        try DeviceIdentity.ensure(home)
         return remote
     }
 

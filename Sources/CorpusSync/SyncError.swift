@@ -52,6 +52,9 @@ public enum SyncError: Error, Equatable, Sendable {
     /// A delta that could not be used for `corpus` (`DeltaError` says why); the update then takes
     /// the full bundle, so this is reported beside a result, or as the failure when that failed too.
     case delta(corpus: String, cause: DeltaError)
+    /// An encrypted payload, or the key the gate answered for it, that does not decrypt for this
+    /// device: a header for another device, a wrong key, a tampered or truncated chunk.
+    case decryption(file: String, cause: AgeError)
 
     // Content (exit 3); the partial download is already discarded when these are thrown.
     case hashMismatch(file: String, expected: String, actual: String)
@@ -118,7 +121,7 @@ public enum SyncError: Error, Equatable, Sendable {
     public var category: Category {
         switch self {
         case .signatureMissing, .signatureInvalid, .untrustedKey, .rollback, .entryRollback, .catalogConflict, .expired, .catalogMismatch,
-             .malformed, .unsafePack, .delta, .hashMismatch, .sizeExceeded, .sizeMismatch,
+             .malformed, .unsafePack, .delta, .decryption, .hashMismatch, .sizeExceeded, .sizeMismatch,
              .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat,
              .logRefused, .logFork:
             return .verification
@@ -147,6 +150,7 @@ public enum SyncError: Error, Equatable, Sendable {
         case .catalogMismatch, .malformed: return "unsafe-input"
         case .unsafePack: return "unsafe-pack"
         case .delta: return "delta"
+        case .decryption: return "decryption"
         case .wantedNotOffered, .notFound, .notInstalled: return "not-found"
         case .localFileDamaged: return "local-file"
         case .entitlementRequired, .entitlementDenied: return "entitlement"
@@ -254,6 +258,7 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .malformed(what, reason): return "\(what) is malformed: \(reason)"
         case let .unsafePack(corpus, cause): return "the pack of \(corpus) is not safe to search: \(cause)"
         case let .delta(corpus, cause): return "\(corpus): \(cause)"
+        case let .decryption(file, cause): return "\(file) does not decrypt for this device: \(cause)"
         case let .hashMismatch(file, expected, actual): return "\(file): SHA-256 is \(actual), the signed catalog says \(expected)"
         case let .sizeExceeded(file, limit): return "\(file): more than the signed size of \(limit) bytes"
         case let .sizeMismatch(file, expected, actual): return "\(file): \(actual) bytes, the signed catalog says \(expected)"

@@ -7,10 +7,15 @@ import CorpusTestSupport
 /// vector of the X25519 recipient, the header grammar and STREAM, each decrypted by
 /// `AgeFileDecryptor` and held to its `expect:` and to the SHA-256 of the plaintext it released.
 ///
-/// The vectors are not copied into this repository (see Tests/Fixtures/age-testkit/README.md): set
-/// AGE_TESTKIT to a folder of them to run this suite.
-@Suite(.enabled(if: AgeTestkit.folder != nil, "AGE_TESTKIT names no folder of age test vectors"))
-struct AgeTestkitTests {
+/// The vectors are committed under Tests/Fixtures/age-testkit/testdata (origin and licence in its
+/// README); AGE_TESTKIT may name another folder of them, for example a newer CCTV checkout.
+@Suite struct AgeTestkitTests {
+    /// A missing or emptied fixture folder must fail, not pass with zero cases.
+    @Test func theCommittedVectorsAreAllThere() {
+        #expect(AgeTestkit.names.count >= 67, "\(AgeTestkit.folder)")
+        #expect(AgeTestkit.names.contains("stream_bad_tag") && AgeTestkit.names.contains("x25519_low_order"))
+    }
+
     @Test(arguments: AgeTestkit.names)
     func vector(_ name: String) throws {
         let vector = try AgeTestkit.load(name)
@@ -28,14 +33,14 @@ struct AgeTestkitTests {
 }
 
 enum AgeTestkit {
-    static let folder: String? = ProcessInfo.processInfo.environment["AGE_TESTKIT"].flatMap {
-        FileManager.default.fileExists(atPath: $0) ? $0 : nil
-    }
+    static let folder: String = ProcessInfo.processInfo.environment["AGE_TESTKIT"]
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/age-testkit/testdata").path
 
     /// The vectors this implementation covers: X25519, header grammar, STREAM. scrypt, the
     /// post-quantum hybrid and the ASCII armor are not implemented, so their vectors are left out.
     static let names: [String] = {
-        guard let folder, let all = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        guard let all = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         let prefixes = ["empty", "header_", "hmac_", "stanza_", "stream_", "version_", "x25519"]
         return all.filter { n in prefixes.contains { n.hasPrefix($0) } }.sorted()
     }()
@@ -48,7 +53,7 @@ enum AgeTestkit {
     }
 
     static func load(_ name: String) throws -> Vector {
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder!)/\(name)")))
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(name)")))
         var vector = Vector()
         var offset = 0
         var compressed = false

@@ -52,10 +52,13 @@ public final class PublishedCorpusTree: @unchecked Sendable {
 
     /// Model folders by embedder id, listed as the catalog's `embedders`.
     public let models: [String: String]
+    /// Arguments every `corpusd publish` of this tree gets besides the usual ones (`--key-store DIR --gate-url URL`).
+    public var publishArguments: [String]
 
-    public init(catalogID: String = "test-catalog", models: [String: String] = [:], corpora: [Corpus]) throws {
+    public init(catalogID: String = "test-catalog", models: [String: String] = [:], publishArguments: [String] = [], corpora: [Corpus]) throws {
         self.catalogID = catalogID
         self.models = models
+        self.publishArguments = publishArguments
         for name in ["root", "entitlement", "stranger"] {
             try Self.corpusd(["keygen", "--out", work.url("keys"), "--name", name])
         }
@@ -82,7 +85,7 @@ public final class PublishedCorpusTree: @unchecked Sendable {
         var catalog: [String: Any] = ["id": catalogID, "title": "Test catalog", "corpora": entries]
         if !models.isEmpty { catalog["embedders"] = models.sorted { $0.key < $1.key }.map { ["id": $0.key, "source": $0.value] } }
         try work.write("catalog/catalog.json", try JSONSerialization.data(withJSONObject: catalog, options: [.sortedKeys]))
-        try Self.corpusd(["publish", work.url("catalog"), "--out", publicDir, "--key", rootKey, "--quiet"] + (deltas.map { ["--deltas", String($0)] } ?? []))
+        try Self.corpusd(["publish", work.url("catalog"), "--out", publicDir, "--key", rootKey, "--quiet"] + publishArguments + (deltas.map { ["--deltas", String($0)] } ?? []))
     }
 
     /// A frozen copy of the tree as published so far, to serve an older catalog beside a newer one.
