@@ -12,12 +12,17 @@ import Foundation
 public struct LogLeaf: Equatable, Sendable {
     public static let header = "corpussync-log-leaf/v1"
 
-    /// The kind of signed document: only catalogs for now; root and top documents join later as
-    /// kinds of their own (a new first word on the second line), never changing this encoding.
+    /// The kind of signed document; a new kind is a new first word on the second line, never a
+    /// change to this encoding.
     public enum Kind: String, Sendable, CaseIterable {
         case catalog
         /// A root document version of the tree (`keys/root-<N>.json` as served); the id is the catalog's.
         case root
+        /// The signed top document of a catalog version whose entries live in parts
+        /// (`catalogs/<N>.top.json` as served): what clients of parts accept, logged beside the
+        /// flat catalog that older clients read. One of each per version; a second leaf of either
+        /// kind for one version is a second history.
+        case top
     }
 
     public let kind: Kind
@@ -38,6 +43,20 @@ public struct LogLeaf: Equatable, Sendable {
     public init(catalogID: String, version: Int, documentBytes bytes: [UInt8]) throws {
         try self.init(kind: .catalog, id: catalogID, version: version, sha256: SHA256.digest(bytes))
     }
+
+    /// The leaf of the top document `bytes` (the signed `catalogs/<N>.top.json` as served).
+    public init(catalogID: String, version: Int, topDocumentBytes bytes: [UInt8]) throws {
+        try self.init(kind: .top, id: catalogID, version: version, sha256: SHA256.digest(bytes))
+    }
+
+    /// The leaf a client looks for after accepting `bytes` as catalog `version`: the top
+    /// document's when the catalog came as one (`isTop`), else the flat catalog's.
+    public init(accepted bytes: [UInt8], catalogID: String, version: Int, isTop: Bool) throws {
+        try self.init(kind: isTop ? .top : .catalog, id: catalogID, version: version, sha256: SHA256.digest(bytes))
+    }
+
+    /// Whether this leaf records a catalog version (flat or top document), not a root.
+    public var isCatalogVersion: Bool { kind != .root }
 
     /// The leaf of the root document `bytes` (`keys/root-<N>.json` as served) of the tree of `catalogID`.
     public init(catalogID: String, rootVersion: Int, documentBytes bytes: [UInt8]) throws {

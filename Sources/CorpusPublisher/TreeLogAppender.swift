@@ -14,7 +14,7 @@ public enum TreeLogAppender {
     /// client that sees the new pointer finds its catalog's leaf in the log. (Also for a catalog
     /// signed by hand, which a publisher's log must hold like any other.)
     @discardableResult
-    public static func append(tree: String, catalog: Catalog, catalogBytes: Data, key: SecretKey) throws -> TransparencyLogWriter.Appended {
+    public static func append(tree: String, catalog: Catalog, catalogBytes: Data, topBytes: Data? = nil, key: SecretKey) throws -> TransparencyLogWriter.Appended {
         let origin = TreeLog.origin(catalogID: catalog.id)
         // After a key rotation the last checkpoint is the previous key's: every catalog key the
         // tree's root chain ever listed may have signed it.
@@ -34,6 +34,7 @@ public enum TreeLogAppender {
             leaves.append(try LogLeaf(catalogID: catalog.id, rootVersion: version, documentBytes: [UInt8](json)).bytes)
         }
         leaves.append(try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)).bytes)
+        if let topBytes { leaves.append(try LogLeaf(catalogID: catalog.id, version: catalog.version, topDocumentBytes: [UInt8](topBytes)).bytes) }
         return try writer.append(leaves)
     }
 }

@@ -141,7 +141,7 @@ public enum TreePublisher {
         for w in catalogWarnings { progress(.textWarning(w)) }
         let parts = try CatalogPartWriter.write(catalog, key: key, tree: output)
         let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output) { pointer in
-            _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: try catalog.canonicalBytes(), key: key)
+            _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: try catalog.canonicalBytes(), topBytes: parts.signedBytes, key: key)
             return try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
                                                               expiresIn: TimestampWriter.defaultExpiry) }
         }

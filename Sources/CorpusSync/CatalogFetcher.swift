@@ -89,7 +89,7 @@ public struct CatalogFetcher: Sendable {
             let logState = LogState(home: home)
             if let log { try logState.persist(log, remote: remote.name) }
             // An install commits after its work: the corpora it installed get the proof of their catalog.
-            if let kept = log?.inclusion ?? logState.acceptedInclusion(remote.name), kept.leaf.kind == .catalog,
+            if let kept = log?.inclusion ?? logState.acceptedInclusion(remote.name), kept.leaf.isCatalogVersion,
                kept.leaf.version == update.catalog.version {
                 try logState.keepWithInstalled(kept, catalog: update.catalog, remote: remote.name)
             }

@@ -65,8 +65,14 @@ extension CatalogFetcher {
         }
         // TAP 16: each entry's version must not go below the one accepted before, whatever the
         // top document's version says (a stolen catalog key could otherwise roll one entry back).
+        // The floor is per channel, and a version still rolling out sets none: halting a rollout
+        // is a republish without it (the publisher's own rule, `ChannelRules`).
+        // Only a catalog signed by a catalog key of the newest root sets floors (`floor`): after
+        // stolen online keys are rotated out, what they signed holds nobody back (TUF fast-forward
+        // recovery), as for the catalog's own version.
+        let floors = (floor?.catalog.corpora ?? []).filter { $0.rollout == nil }
         for entry in partWalk.entries {
-            for earlier in (accepted?.catalog.corpora ?? []) where earlier.id == entry.id && entry.version < earlier.version {
+            for earlier in floors where earlier.id == entry.id && earlier.channelName == entry.channelName && entry.version < earlier.version {
                 throw SyncError.entryRollback(corpus: entry.id, from: earlier.version.description, to: entry.version.description)
             }
         }

@@ -44,10 +44,12 @@ public struct LogState: Sendable {
         try FileIO.writeAtomically(Data(accepted.inclusion.note), to: checkpointPath(remote))
     }
 
-    /// Where the inclusion proof of the catalog version a corpus was installed from is kept (beside
-    /// its versions, outside any version folder, whose files are stamped at install).
+    /// Where the inclusion proof of the catalog version a corpus was installed from is kept: in the
+    /// remote's state, not in the corpus's folder, whose entries the installer alone owns (a
+    /// version folder's files are stamped at install, and an interrupted install is cleaned by
+    /// what that folder holds).
     public func installedInclusionPath(remote: String, id: String, version: String) -> String {
-        "\(home.corpusDirectory(remote: remote, id: id))/log-inclusion-\(version)"
+        "\(home.state(remote))/log-proofs/\(id)@\(version)"
     }
 
     /// Gives every corpus of `catalog` installed at the version it lists, and holding no proof yet,
@@ -57,7 +59,9 @@ public struct LogState: Sendable {
             guard let dir = home.currentVersionDirectory(remote: remote, id: entry.id),
                   let record = InstallRecord.read(versionDirectory: dir), record.version == entry.version else { continue }
             let path = installedInclusionPath(remote: remote, id: entry.id, version: "\(entry.version)")
-            if !FileIO.exists(path) { try FileIO.writeAtomically(Data(inclusion.bytes), to: path) }
+            guard !FileIO.exists(path) else { continue }
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileIO.writeAtomically(Data(inclusion.bytes), to: path)
         }
     }
 

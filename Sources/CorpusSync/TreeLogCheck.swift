@@ -61,7 +61,7 @@ struct TreeLogCheck: Sendable {
         }
 
         let leaf: LogLeaf
-        do { leaf = try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)) } catch {
+        do { leaf = try LogLeaf(accepted: [UInt8](catalogBytes), catalogID: catalog.id, version: catalog.version, isTop: catalog.parts != nil) } catch {
             throw SyncError.logRefused(reason: "\(error)")
         }
         let leafHash = MerkleHash.leaf(leaf.bytes)

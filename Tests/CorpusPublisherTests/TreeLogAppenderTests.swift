@@ -29,11 +29,15 @@ import CorpusTestSupport
         let origin = TreeLog.origin(catalogID: "harbor")
         #expect(origin == "corpussync/harbor")
         let checkpoint = try Checkpoint.open(note, origin: origin, verifiers: [try key.publicKey.noteVerifier(keyName: origin)]).checkpoint
-        #expect(checkpoint.size == 3)
-        let logged = try leaves(tree, size: 3)
-        #expect(logged.map(\.kind) == [.root, .catalog, .catalog])
-        #expect(logged.map(\.version) == [1, 1, 2])
-        for (leaf, file) in zip(logged, [TreeLayout.rootKeyPath(version: 1), TreeLayout.catalogPath(version: 1), TreeLayout.catalogPath(version: 2)]) {
+        // Each catalog version is logged twice: its flat catalog (older clients) and its top
+        // document (clients of parts), each as its own kind.
+        #expect(checkpoint.size == 5)
+        let logged = try leaves(tree, size: 5)
+        #expect(logged.map(\.kind) == [.root, .catalog, .top, .catalog, .top])
+        #expect(logged.map(\.version) == [1, 1, 1, 2, 2])
+        let files = [TreeLayout.rootKeyPath(version: 1), TreeLayout.catalogPath(version: 1), TreeLayout.topPath(version: 1),
+                     TreeLayout.catalogPath(version: 2), TreeLayout.topPath(version: 2)]
+        for (leaf, file) in zip(logged, files) {
             #expect(leaf.sha256 == SHA256.digest(try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(file)"))))
         }
     }
@@ -43,14 +47,14 @@ import CorpusTestSupport
         let key = try SecretKey.generate()
         _ = try publish(dir, key: key, text: "one")
         let tree = dir.url("public")
-        // One leaf hash of the level-0 tile replaced: the tiles no longer give the signed root.
-        let tile = "\(tree)/log/\(try #require(TilePath.hashTile(level: 0, containing: 0, treeSize: 2)).path)"
+        // One leaf hash of the level-0 tile (root 1, catalog 1 and its top document) replaced: the tiles no longer give the signed root.
+        let tile = "\(tree)/log/\(try #require(TilePath.hashTile(level: 0, containing: 0, treeSize: 3)).path)"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: tile))
         bytes[0] ^= 0xff
         try bytes.write(to: URL(fileURLWithPath: tile))
         let pointer = try Data(contentsOf: URL(fileURLWithPath: "\(tree)/catalog.json"))
         let checkpoint = try Data(contentsOf: URL(fileURLWithPath: "\(tree)/log/checkpoint"))
-        #expect(throws: TransparencyLogError.tilesDisagreeWithCheckpoint(treeSize: 2)) { try publish(dir, key: key, text: "one") }
+        #expect(throws: TransparencyLogError.tilesDisagreeWithCheckpoint(treeSize: 3)) { try publish(dir, key: key, text: "one") }
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(tree)/catalog.json")) == pointer)
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(tree)/log/checkpoint")) == checkpoint)
     }

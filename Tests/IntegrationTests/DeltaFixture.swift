@@ -78,8 +78,11 @@ final class DeltaFixture: @unchecked Sendable {
         let signature = try rootKey.sign(bytes, trustedComment: c.trustedComment)
         try bytes.write(to: URL(fileURLWithPath: catalogPath))
         try Data(signature.fileText.utf8).write(to: URL(fileURLWithPath: catalogPath + TreeLayout.signatureSuffix))
+        // Clients of catalog parts read the top document and parts, not catalogs/2.json: they are
+        // written again from the changed catalog, as a publish writes them.
+        let parts = try CatalogPartWriter.write(c, key: try rootKey, tree: tree.publicDir)
         // Every document the publisher signs is a leaf of its log: the re-signed catalog too.
-        try TreeLogAppender.append(tree: tree.publicDir, catalog: c, catalogBytes: bytes, key: try rootKey)
+        try TreeLogAppender.append(tree: tree.publicDir, catalog: c, catalogBytes: bytes, topBytes: parts.signedBytes, key: try rootKey)
         // The timestamp names the catalog by its SHA-256: a publisher signs a new one too.
         let stamp = try ProcessRunner.run(BuiltProducts.corpusd, ["timestamp", tree.publicDir, "--key", tree.rootKey])
         try #require(stamp.status == 0, "\(stamp.stderr)")

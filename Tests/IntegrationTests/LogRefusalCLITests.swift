@@ -46,7 +46,7 @@ import CorpusTestSupport
         #expect(r.status == 3)
         let error = try #require(r.object["error"] as? [String: Any])
         #expect(error["code"] as? String == "log-fork", "\(error)")
-        #expect((error["message"] as? String)?.contains("does not extend the accepted one of size 3") == true, "\(error)")
+        #expect((error["message"] as? String)?.contains("does not extend the accepted one of size 5") == true, "\(error)")
         let after = client.snapshot
         let added = Set(after.entries.keys).subtracting(before.entries.keys)
         let files = added.filter { after.entries[$0] != "dir" }

@@ -54,7 +54,7 @@ import CorpusTestSupport
         // The witness follows the honest tree and cosigns it; the publisher merges the cosignature.
         let state = work.url("witness")
         let first = try corpusd(["witness", honest.url, "--key", witnessKey.secret, "--state", state, "--trust", key.pub])
-        #expect(first.status == 0 && first.stdout.contains("cosigned corpussync/harbor at tree size 3"), "\(first.stdout) \(first.stderr)")
+        #expect(first.status == 0 && first.stdout.contains("cosigned corpussync/harbor at tree size 5"), "\(first.stdout) \(first.stderr)")
         let cosign = try corpusd(["cosign", publisher.publicDir, "\(state)/checkpoint", "--key", key.secret])
         #expect(cosign.status == 0 && cosign.stdout.contains("added 1 cosignature(s)"), "\(cosign.stdout) \(cosign.stderr)")
         // Asked to cosign the targeted view, it refuses, says so, and keeps both notes.
@@ -109,7 +109,7 @@ import CorpusTestSupport
             #expect(own.status == 0, "\(own.result.stdout) \(own.result.stderr)")
             let entries = try #require(own.object["log"] as? [[String: Any]])
             #expect(entries.count == 2 && entries.allSatisfy { $0["ok"] as? Bool == true }, "\(entries)")
-            let proof = client.homeDir.url("corpora/main/beta/log-inclusion-1.0.0")
+            let proof = client.homeDir.url("state/main/log-proofs/beta@1.0.0")
             let size = try #require(try FileManager.default.attributesOfItem(atPath: proof)[.size] as? Int)
             #expect(size < 1024, "the kept proof has \(size) bytes")
         }
