@@ -120,20 +120,7 @@ import CorpusTestSupport
         let staged = client.entries("staging").filter { $0.hasSuffix(".atlas.1") }
         #expect(staged.count == 1, "the staged install is there: \(client.entries("staging"))")
 
-        // The zip's own bytes: the first local header (with the first member's name) and the
-        // central directory at its end; an extracted member holds neither.
-        let bundle = try Data(contentsOf: URL(fileURLWithPath: tree.publicDir + "/" + atlas.bundle.path))
-        let marks = [bundle.prefix(64), bundle.suffix(256)]
-        var holding: [String] = []
-        let home = URL(fileURLWithPath: client.home)
-        let walk = FileManager.default.enumerator(at: home, includingPropertiesForKeys: [.isRegularFileKey])
-        while let url = walk?.nextObject() as? URL {
-            let relative = String(url.path.dropFirst(home.path.count + 1))
-            guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true,
-                  !staged.contains(where: { relative.hasPrefix("staging/\($0)/") }) else { continue }
-            let bytes = try Data(contentsOf: url)
-            if marks.contains(where: { bytes.range(of: $0) != nil }) { holding.append(relative) }
-        }
+        let holding = try client.filesHoldingArchive(tree.publicDir + "/" + atlas.bundle.path, stagedSuffix: ".atlas.1")
         #expect(holding.isEmpty, "files holding the plaintext bundle: \(holding)")
     }
 
