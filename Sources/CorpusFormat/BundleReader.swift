@@ -49,6 +49,14 @@ public final class BundleReader {
         vetted = try VettedArchive(path: path, allowed: BundleLayout.allMembers, signature: BundleLayout.signature, implementation: implementation)
     }
 
+    /// Opens the bundle whose plaintext the encrypted payload `payload` holds: every member is
+    /// read through it, each 64 KiB chunk decrypted and authenticated as it is needed, so the
+    /// plaintext bundle is never written to a file (`AgePayloadReader`).
+    public init(payload: AgePayloadReader) throws {
+        path = payload.path
+        vetted = try VettedArchive(source: payload, path: payload.path, allowed: BundleLayout.allMembers, signature: BundleLayout.signature)
+    }
+
     /// Reads `corpus.json` and its signature and verifies them with the trusted key whose key id
     /// the signature names: the one verification of a bundle's signature; what it returns is
     /// handed on (`extract(_:into:)`) rather than verified again.

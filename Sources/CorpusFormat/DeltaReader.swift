@@ -19,6 +19,13 @@ public final class DeltaReader {
         vetted = try VettedArchive(path: path, allowed: DeltaLayout.allMembers, signature: DeltaLayout.signature, implementation: implementation)
     }
 
+    /// Opens the delta whose plaintext the encrypted payload `payload` holds, read through it
+    /// chunk by chunk as `BundleReader.init(payload:)` reads a bundle: never written to a file.
+    public init(payload: AgePayloadReader) throws {
+        path = payload.path
+        vetted = try VettedArchive(source: payload, path: payload.path, allowed: DeltaLayout.allMembers, signature: DeltaLayout.signature)
+    }
+
     /// Reads `delta.json` and its signature and verifies them with the trusted key the signature names.
     public func document(trustedKeys: [PublicKey]) throws -> DeltaDocument {
         let (bytes, _) = try vetted.signedDocument(DeltaLayout.document, signature: DeltaLayout.signature, trustedKeys: trustedKeys,

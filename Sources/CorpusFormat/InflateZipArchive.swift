@@ -9,21 +9,19 @@ import Glibc
 /// header with its central entry, so reading a member is `pread` of its span, raw inflate
 /// (`inflateInit2` with -15) for deflate members, and CRC-32 and size checks at its end.
 ///
-/// Owns the descriptor it was given (closed when the archive goes).
+/// Owns the source it was given (a descriptor is closed when the archive goes).
 final class InflateZipArchive: ZipBackend {
-    let fd: Int32
+    let source: any ZipByteSource
     let path: String
     private let entries: [ZipCentralDirectory.Entry]
     private let spans: [ZipMemberLayout.Span]
 
-    init(adopting fd: Int32, path: String, directory: ZipCentralDirectory, layout: ZipMemberLayout) {
-        self.fd = fd
+    init(source: any ZipByteSource, path: String, directory: ZipCentralDirectory, layout: ZipMemberLayout) {
+        self.source = source
         self.path = path
         entries = directory.entries
         spans = layout.spans
     }
-
-    deinit { close(fd) }
 
     var entryCount: Int { entries.count }
 
@@ -45,7 +43,7 @@ final class InflateZipArchive: ZipBackend {
 
 /// One member of an `InflateZipArchive` being read: stored bytes are read straight into the
 /// caller's buffer, deflated ones inflated into it from a 256 KiB input buffer; the CRC-32 runs
-/// over what is handed out. Keeps the archive (and so its descriptor) alive while it reads.
+/// over what is handed out. Keeps the archive (and so its source) alive while it reads.
 final class InflateMemberStream: ZipMemberStream {
     private let archive: InflateZipArchive
     private let name: String
@@ -154,9 +152,12 @@ final class InflateMemberStream: ZipMemberStream {
     }
 
     private func readAt(into base: UnsafeMutableRawPointer, count: Int) throws -> Int {
-        let at = off_t(start + consumed)
-        let n = SystemCall.retrying { pread(archive.fd, base, count, at) }
-        if n < 0 { throw FormatError.io(operation: "read member \(name)", path: archive.path, errno: errno) }
+        let n: Int
+        do {
+            n = try archive.source.read(into: UnsafeMutableRawBufferPointer(start: base, count: count), at: Int64(start + consumed))
+        } catch FormatError.io(_, let path, let code) {
+            throw FormatError.io(operation: "read member \(name)", path: path, errno: code)
+        }
         if n == 0 { throw fail("the file ends inside the member") }
         return n
     }

@@ -31,6 +31,14 @@ final class VettedArchive {
         self.positions = positions
     }
 
+    /// Opens the archive `source` holds (the plaintext of an encrypted payload, never written to
+    /// a file) with the zlib reader, after the same checks as a file; `path` names it in errors.
+    init(source: any ZipByteSource, path: String, allowed: [String], signature: String) throws {
+        let directory = try ZipCentralDirectory.read(source: source, path: path)
+        positions = try BundleMemberTable.validate(directory.entries, allowed: allowed, signature: signature)
+        reader = try ZipReader(source: source, path: path, directory: directory)
+    }
+
     /// Reads a small signed document and its minisign signature and verifies them with the
     /// trusted key whose key id the signature names. Absent, unparsable and wrong signatures are
     /// three different refusals.

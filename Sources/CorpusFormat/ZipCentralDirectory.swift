@@ -55,8 +55,12 @@ struct ZipCentralDirectory {
     private static let maxCommentBytes = 0xFFFF
 
     static func read(fd: Int32, path: String, limits: Limits = .bundle) throws -> ZipCentralDirectory {
-        let end = try endRecord(fd: fd, path: path, limits: limits)
-        let dir = try preadExactly(fd, count: Int(end.size), at: Int64(end.offset), path: path)
+        try read(source: DescriptorByteSource(fd: fd, path: path, owning: false), path: path, limits: limits)
+    }
+
+    static func read(source: any ZipByteSource, path: String, limits: Limits = .bundle) throws -> ZipCentralDirectory {
+        let end = try endRecord(source: source, path: path, limits: limits)
+        let dir = try preadExactly(source, count: Int(end.size), at: Int64(end.offset), path: path)
         return ZipCentralDirectory(entries: try entries(in: dir, count: end.count), directoryOffset: end.offset, limits: limits)
     }
 
@@ -65,15 +69,13 @@ struct ZipCentralDirectory {
     /// Where the central directory is and how many entries it holds, from the end of central
     /// directory record (and the Zip64 one it points at), which must end the file exactly; a
     /// directory beyond `limits`, or not ending where the record begins, is refused.
-    private static func endRecord(fd: Int32, path: String, limits: Limits) throws -> (count: UInt64, size: UInt64, offset: UInt64) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw FormatError.io(operation: "stat", path: path, errno: errno) }
-        let fileSize = Int64(st.st_size)
+    private static func endRecord(source: any ZipByteSource, path: String, limits: Limits) throws -> (count: UInt64, size: UInt64, offset: UInt64) {
+        let fileSize = try source.byteCount()
         guard fileSize >= eocdSize else { throw bad("too short to be a zip file") }
 
         let tailLength = Int(min(fileSize, Int64(eocdSize + maxCommentBytes)))
         let tailStart = fileSize - Int64(tailLength)
-        let tail = try preadExactly(fd, count: tailLength, at: tailStart, path: path)
+        let tail = try preadExactly(source, count: tailLength, at: tailStart, path: path)
 
         // The last end record wins, as in every reader; it must be followed by exactly its comment.
         var eocdAt: Int?
@@ -100,7 +102,7 @@ struct ZipCentralDirectory {
             guard e >= 20, tail.u32(e - 20) == 0x0706_4b50 else { throw bad("Zip64 end record locator missing") }
             let recordOffset = tail.u64(e - 20 + 8)
             guard directoryEnd >= 20 + 56, recordOffset <= directoryEnd - 20 - 56 else { throw bad("Zip64 end record out of range") }
-            let record = try preadExactly(fd, count: 56, at: Int64(recordOffset), path: path)
+            let record = try preadExactly(source, count: 56, at: Int64(recordOffset), path: path)
             guard record.u32(0) == 0x0606_4b50 else { throw bad("Zip64 end record missing") }
             guard record.u64(4) == directoryEnd - 20 - 12 - recordOffset else { throw bad("Zip64 end record has the wrong size") }
             count = record.u64(32)
@@ -153,14 +155,13 @@ struct ZipCentralDirectory {
         return entries
     }
 
-    static func preadExactly(_ fd: Int32, count: Int, at offset: Int64, path: String) throws -> [UInt8] {
+    static func preadExactly(_ source: any ZipByteSource, count: Int, at offset: Int64, path: String) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let n = out.withUnsafeMutableBytes { buf in
-                SystemCall.retrying { pread(fd, buf.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
+            let n = try out.withUnsafeMutableBytes { buf in
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buf[done..<count]), at: offset + Int64(done))
             }
-            if n < 0 { throw FormatError.io(operation: "read", path: path, errno: errno) }
             if n == 0 { throw FormatError.archiveInconsistent(reason: "file ends inside the central directory") }
             done += n
         }

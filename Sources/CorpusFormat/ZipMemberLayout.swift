@@ -25,7 +25,7 @@ struct ZipMemberLayout {
 
     private static func bad(_ reason: String) -> FormatError { .archiveInconsistent(reason: reason) }
 
-    static func check(_ directory: ZipCentralDirectory, fd: Int32, path: String) throws -> ZipMemberLayout {
+    static func check(_ directory: ZipCentralDirectory, source: any ZipByteSource, path: String) throws -> ZipMemberLayout {
         var seen = Set<[UInt8]>()
         var spans: [Span] = []
         for (index, entry) in directory.entries.enumerated() {
@@ -34,7 +34,7 @@ struct ZipMemberLayout {
             guard !entry.name.contains(0) else { throw FormatError.unsafeMemberName(shown) }
             guard seen.insert(entry.name).inserted else { throw FormatError.duplicateMember(shown) }
             try checkMethod(entry, shown: shown, strict: directory.limits.strictLayout)
-            spans.append(try localHeader(of: entry, index: index, shown: shown, directory: directory, fd: fd, path: path))
+            spans.append(try localHeader(of: entry, index: index, shown: shown, directory: directory, source: source, path: path))
         }
         try checkPlacement(spans, entries: directory.entries, directory: directory)
         return ZipMemberLayout(spans: spans)
@@ -56,18 +56,18 @@ struct ZipMemberLayout {
 
     /// Reads the local header of `entry` and returns where its data lies.
     private static func localHeader(of entry: ZipCentralDirectory.Entry, index: Int, shown: String,
-                                     directory: ZipCentralDirectory, fd: Int32, path: String) throws -> Span {
+                                     directory: ZipCentralDirectory, source: any ZipByteSource, path: String) throws -> Span {
         let offset = entry.localHeaderOffset
         guard offset < directory.directoryOffset, directory.directoryOffset - offset >= 30 else {
             throw bad("member \(shown) has its local header outside the members")
         }
-        let fixed = try ZipCentralDirectory.preadExactly(fd, count: 30, at: Int64(offset), path: path)
+        let fixed = try ZipCentralDirectory.preadExactly(source, count: 30, at: Int64(offset), path: path)
         guard fixed.u32(0) == 0x0403_4b50 else { throw bad("member \(shown) has no local header at offset \(offset)") }
         let nameLength = Int(fixed.u16(26)), extraLength = Int(fixed.u16(28))
         guard directory.directoryOffset - offset - 30 >= UInt64(nameLength + extraLength) else {
             throw bad("member \(shown) has a local header running into the central directory")
         }
-        let variable = try ZipCentralDirectory.preadExactly(fd, count: nameLength + extraLength, at: Int64(offset) + 30, path: path)
+        let variable = try ZipCentralDirectory.preadExactly(source, count: nameLength + extraLength, at: Int64(offset) + 30, path: path)
         guard Array(variable[0..<nameLength]) == entry.name else {
             throw bad("member \(index) is named \(String(decoding: variable[0..<nameLength], as: UTF8.self).debugDescription) in its local header, \(shown.debugDescription) in the central directory")
         }

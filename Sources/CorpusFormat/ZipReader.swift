@@ -26,21 +26,31 @@ public final class ZipReader {
     /// central directory `directory` is.
     init(adopting fd: Int32, path: String, directory: ZipCentralDirectory, implementation: ZipImplementation) throws {
         self.directory = directory
+        let file = DescriptorByteSource(fd: fd, path: path, owning: implementation == .zlib)
         let layout: ZipMemberLayout
         do {
-            layout = try ZipMemberLayout.check(directory, fd: fd, path: path)
+            layout = try ZipMemberLayout.check(directory, source: file, path: path)
         } catch {
-            close(fd)
+            if implementation != .zlib { close(fd) }
             throw error
         }
         switch implementation {
         case .zlib:
-            backend = InflateZipArchive(adopting: fd, path: path, directory: directory, layout: layout)
+            backend = InflateZipArchive(source: file, path: path, directory: directory, layout: layout)
         #if !canImport(Darwin) && !CORPUS_APPLE_SEAMS
         case .libzip:
             backend = try Self.openLibzip(adopting: fd, path: path, directory: directory)
         #endif
         }
+    }
+
+    /// Reads the archive that `source` holds (the plaintext of an encrypted payload) with the
+    /// zlib reader after the same pre-check: libzip reads only from a descriptor here, and the
+    /// point of a source is that no file holds these bytes.
+    init(source: any ZipByteSource, path: String, directory: ZipCentralDirectory) throws {
+        self.directory = directory
+        let layout = try ZipMemberLayout.check(directory, source: source, path: path)
+        backend = InflateZipArchive(source: source, path: path, directory: directory, layout: layout)
     }
 
     #if !canImport(Darwin) && !CORPUS_APPLE_SEAMS

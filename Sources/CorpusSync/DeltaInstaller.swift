@@ -34,11 +34,15 @@ struct DeltaInstaller: Sendable {
         var packSHA256: String { record.localPack?.packSHA256 ?? manifest.members[BundleLayout.pack]!.sha256.hex }
     }
 
-    /// Builds and swaps in the version `expected` names from the delta at `deltaPath`.
+    /// Builds and swaps in the version `expected` names from the downloaded delta (read through
+    /// its payload when encrypted).
     /// `bundle` is the version's bundle in the catalog, which the install record names as what it holds.
-    func install(deltaPath: String, deltaDigest: SHA256Digest, base: Base, expected: Installer.Expectation, bundle: BundleRef,
+    func install(_ delta: VerifiedDownload, base: Base, expected: Installer.Expectation, bundle: BundleRef,
                  remote: String, bundled: Bool, trustedKeys: [PublicKey]) throws -> Manifest {
-        let reader = try io { try DeltaReader(path: deltaPath) }
+        let reader = try io {
+            guard let payload = delta.payload else { return try DeltaReader(path: delta.path) }
+            return try DeltaReader(payload: AgePayloadReader(path: delta.path, fileKey: payload.key))
+        }
         let document = try io { try reader.document(trustedKeys: trustedKeys) }
         try Self.checkJoins(document, base: base.manifest, expected: expected)
         let (manifest, manifestBytes, signature) = try io { try reader.manifest(of: document, trustedKeys: trustedKeys) }
@@ -67,7 +71,7 @@ struct DeltaInstaller: Sendable {
             throw SyncError.unsafePack(corpus: "\(remote)/\(manifest.id)", cause: e)
         }
         LifecycleStep.reached("pack-checked")
-        try writeRecord(staging: staging, manifest: manifest, remote: remote, bundled: bundled, bundle: bundle, delta: deltaDigest,
+        try writeRecord(staging: staging, manifest: manifest, remote: remote, bundled: bundled, bundle: bundle, delta: delta.digest,
                         pack: packFile)
         LifecycleStep.reached("install-record-written")
 

@@ -39,7 +39,7 @@ extension PlanExecutor {
             if let payload = delta.payload {
                 // Encrypted like its bundle: key from the gate, payload from any source (EncryptedBundleFetch.swift).
                 let key = try await requestKey(payload: payload, remote: offer.remote, token: token, what: label)
-                download = try await fetchAndDecrypt(payload, plaintext: delta.file, key: key, sources: sources) { p in
+                download = try await fetchEncrypted(payload, plaintext: delta.file, key: key, sources: sources) { p in
                     progress?(.downloading(name: label, p))
                 }
                 bytes = payload.size
@@ -50,15 +50,18 @@ extension PlanExecutor {
                 bytes = download.size
             }
             LifecycleStep.reached("delta-downloaded")
-            defer {
-                downloader.discard(download.digest)
-                discardDecrypted(download)
-            }
+            defer { downloader.discard(download.downloadDigest) }
             progress?(.verifying(name: name))
-            let manifest = try DeltaInstaller(installer: installer).install(
-                deltaPath: download.path, deltaDigest: download.digest, base: base,
-                expected: .init(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content),
-                bundle: offer.entry.bundle, remote: offer.remote, bundled: offer.entry.bundled, trustedKeys: keys)
+            let manifest: Manifest
+            do {
+                manifest = try DeltaInstaller(installer: installer).install(
+                    download, base: base,
+                    expected: .init(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content),
+                    bundle: offer.entry.bundle, remote: offer.remote, bundled: offer.entry.bundled, trustedKeys: keys)
+            } catch let e as AgeError {
+                // An encrypted delta's payload that no longer authenticates while it is read.
+                throw SyncError.decryption(file: download.path, cause: e)
+            }
             return .installed(manifest, bytes: bytes)
         } catch SyncError.cancelled {
             throw SyncError.cancelled

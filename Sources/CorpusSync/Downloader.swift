@@ -10,6 +10,19 @@ public struct VerifiedDownload: Sendable, Equatable {
     public let path: String
     public let digest: SHA256Digest
     public let size: Int64
+    /// Set when `path` is an encrypted payload whose plaintext `digest` and `size` describe: it is
+    /// read through `AgePayloadReader`, never decrypted to a file (EncryptedBundleFetch.swift).
+    public var payload: EncryptedDownload? = nil
+
+    /// The partial download to discard once installed: the payload's when encrypted.
+    var downloadDigest: SHA256Digest { payload?.digest ?? digest }
+}
+
+/// The payload side of an encrypted `VerifiedDownload`: its own SHA-256 (it was verified under
+/// that) and the file key that opens it.
+public struct EncryptedDownload: Sendable, Equatable {
+    public let digest: SHA256Digest
+    let key: AgeFileKey
 }
 
 /// Downloads bundles named by a signed catalog, resumably, across the origin and its mirrors.

@@ -4,16 +4,17 @@ import Foundation
 /// Installing an entitled corpus published as an encrypted payload (docs/client.md "Encrypted
 /// corpora"): the token goes to the gate the signed catalog names and to nothing else; the
 /// payload comes from any source like a free bundle (resume, failover, the catalog's SHA-256 and
-/// size decide); it is decrypted chunk by chunk, each chunk passed on only once it authenticates,
-/// into one file in `staging/` (the install's own volume, removed with every outcome and by
-/// `gc`); that file must then hash to the plaintext bundle the catalog lists before the manifest
-/// signature and members are verified as for any bundle.
+/// size decide); its plaintext is hashed once in a streaming pass (every chunk authenticated, the
+/// end checked) and must be the bundle the catalog lists; then the bundle is read through the
+/// payload itself (`AgePayloadReader`, each chunk decrypted and authenticated again as the zip
+/// reader asks for it), its manifest signature and members verified as for any bundle, so no
+/// plaintext is written anywhere but the staged install. A delta is read the same way.
 extension PlanExecutor {
-    /// The decrypted bundle of `offer`, as a download verified against the catalog's plaintext hash.
+    /// The payload of `offer`, as a download verified against the catalog's plaintext hash.
     func fetchEncryptedBundle(_ offer: OfferedCorpus, payload: BundleRef, name: String, sources: [Source],
                               token: String?) async throws -> VerifiedDownload {
         let key = try await requestKey(payload: payload, remote: offer.remote, token: token, what: name)
-        return try await fetchAndDecrypt(payload, plaintext: offer.entry.bundle, key: key, sources: sources) { p in
+        return try await fetchEncrypted(payload, plaintext: offer.entry.bundle, key: key, sources: sources) { p in
             progress?(.downloading(name: name, p))
         }
     }
@@ -46,39 +47,31 @@ extension PlanExecutor {
         }
     }
 
-    /// Downloads `payload` from `sources` without any token, decrypts it into a new file in
-    /// `staging/`, and checks the plaintext against `plaintext` (the catalog's bundle or delta).
-    /// The ciphertext download is discarded in every case; the plaintext file on any refusal.
-    func fetchAndDecrypt(_ payload: BundleRef, plaintext: BundleRef, key: AgeFileKey, sources: [Source],
-                         progress: (@Sendable (DownloadProgress) -> Void)?) async throws -> VerifiedDownload {
+    /// Downloads `payload` from `sources` without any token and checks its plaintext against
+    /// `plaintext` (the catalog's bundle or delta) in one streaming pass that writes nothing:
+    /// every chunk and the end of the payload authenticated before anything is extracted. The
+    /// result is read through the payload (`VerifiedDownload.payload`); the payload download is
+    /// discarded on a refusal here, by the caller after the install otherwise.
+    func fetchEncrypted(_ payload: BundleRef, plaintext: BundleRef, key: AgeFileKey, sources: [Source],
+                        progress: (@Sendable (DownloadProgress) -> Void)?) async throws -> VerifiedDownload {
         let download = try await downloader.download(payload, from: sources, token: nil, progress: progress)
-        defer { downloader.discard(download.digest) }
-        try io { try FileIO.createDirectory(home.staging) }
-        _ = try FreeSpace.require(plaintext.size, at: home.staging)
-        // The pid leads the name, as for an install's staging folder, so `gc` removes it after a crash.
-        let out = "\(home.staging)/\(getpid()).\(UInt32.random(in: 0...UInt32.max)).decrypted"
         var kept = false
-        defer { if !kept { FileIO.remove(out) } }
-        let (digest, size): (SHA256Digest, Int64)
+        defer { if !kept { downloader.discard(download.digest) } }
+        let (digest, size) = try decrypting(payload) { try EncryptedPayload.decrypt(fileAt: download.path, fileKey: key) { _ in } }
+        guard size == plaintext.size else { throw SyncError.sizeMismatch(file: plaintext.path, expected: plaintext.size, actual: size) }
+        guard digest == plaintext.digest else { throw SyncError.hashMismatch(file: plaintext.path, expected: plaintext.digest.hex, actual: digest.hex) }
+        kept = true
+        return VerifiedDownload(path: download.path, digest: digest, size: size,
+                                payload: EncryptedDownload(digest: download.digest, key: key))
+    }
+
+    private func decrypting<R>(_ payload: BundleRef, _ body: () throws -> R) throws -> R {
         do {
-            var result: (SHA256Digest, Int64)?
-            try FileIO.writeNew(out, mode: 0o600) { file in
-                result = try EncryptedPayload.decrypt(fileAt: download.path, fileKey: key) { try file.write($0) }
-            }
-            (digest, size) = result!
+            return try body()
         } catch let e as AgeError {
             throw SyncError.decryption(file: payload.path, cause: e)
         } catch let e as FormatError {
             throw SyncError.from(e)
         }
-        guard size == plaintext.size else { throw SyncError.sizeMismatch(file: plaintext.path, expected: plaintext.size, actual: size) }
-        guard digest == plaintext.digest else { throw SyncError.hashMismatch(file: plaintext.path, expected: plaintext.digest.hex, actual: digest.hex) }
-        kept = true
-        return VerifiedDownload(path: out, digest: digest, size: size)
-    }
-
-    /// Removes a decrypted bundle or delta once installed (or refused).
-    func discardDecrypted(_ download: VerifiedDownload) {
-        if download.path.hasPrefix(home.staging + "/") { FileIO.remove(download.path) }
     }
 }

@@ -123,7 +123,12 @@ public struct Installer: Sendable {
                     if started.insert(p.member).inserted { LifecycleStep.reached("extracting:\(p.member)") }
                     if p.bytesDone == p.bytesTotal { LifecycleStep.reached("extracted:\(p.member)") }
                 }
-            } catch let e as FormatError { throw SyncError.from(e) }
+            } catch let e as FormatError {
+                throw SyncError.from(e)
+            } catch let e as AgeError {
+                // An encrypted bundle's payload that no longer authenticates while it is read.
+                throw SyncError.decryption(file: bundle.path, cause: e)
+            }
             LifecycleStep.reached("extracted")
             localPack = try LocalPackIndex.buildIfNeeded(folder: staging, manifest: manifest, remote: remote)
         } catch let e as SyncError where e.isVolumeFull {

@@ -83,10 +83,7 @@ extension PlanExecutor {
     /// promise, installs it, then removes the download; a bundle that does not install is removed
     /// too (it is of no use, or the space is needed back).
     private func installDownload(_ download: VerifiedDownload, of offer: OfferedCorpus, keys: [PublicKey], lock: FileLock) throws {
-        defer {
-            downloader.discard(download.digest)
-            discardDecrypted(download)
-        }
+        defer { downloader.discard(download.downloadDigest) }
         let bundle = try VerifiedBundle.open(download, trustedKeys: keys)
         try Installer.Expectation(id: offer.entry.id, version: offer.entry.version, content: offer.entry.content).check(bundle.manifest)
         try installer.install(bundle, remote: offer.remote, bundled: offer.entry.bundled, holding: lock, importLimit: operation.importLimit)

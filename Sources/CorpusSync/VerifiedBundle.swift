@@ -25,13 +25,31 @@ public struct VerifiedBundle {
     }
 
     /// Opens a verified download: its hash and size are the ones it was verified against.
+    /// An encrypted one is read through its payload, decrypted chunk by chunk as it is read.
     public static func open(_ download: VerifiedDownload, trustedKeys: [PublicKey]) throws -> VerifiedBundle {
-        try open(download.path, trustedKeys: trustedKeys, file: (download.digest, download.size))
+        guard let payload = download.payload else {
+            return try open(download.path, trustedKeys: trustedKeys, file: (download.digest, download.size))
+        }
+        do {
+            return try open(BundleReader(payload: AgePayloadReader(path: download.path, fileKey: payload.key)),
+                            trustedKeys: trustedKeys, file: (download.digest, download.size))
+        } catch let e as AgeError {
+            throw SyncError.decryption(file: download.path, cause: e)
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
     }
 
     private static func open(_ path: String, trustedKeys: [PublicKey], file: (SHA256Digest, Int64)?) throws -> VerifiedBundle {
         do {
-            let reader = try BundleReader(path: path)
+            return try open(BundleReader(path: path), trustedKeys: trustedKeys, file: file)
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+    }
+
+    private static func open(_ reader: BundleReader, trustedKeys: [PublicKey], file: (SHA256Digest, Int64)?) throws -> VerifiedBundle {
+        do {
             return VerifiedBundle(reader: reader, verified: try reader.manifest(trustedKeys: trustedKeys), trustedKeys: trustedKeys, file: file)
         } catch let e as FormatError {
             throw SyncError.from(e)

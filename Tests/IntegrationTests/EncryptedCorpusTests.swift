@@ -101,6 +101,29 @@ import CorpusTestSupport
         #expect(try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(other)", url]).stdout == "403")
     }
 
+    /// Stopped once every member is extracted (the moment the most is on disk), the home holds
+    /// the bundle's plaintext nowhere but in the staged install's own folder: no decrypted copy of
+    /// the bundle (its zip structure, which extraction never writes) in any file of the home.
+    @Test func anEncryptedInstallWritesNoPlaintextBesideTheStagedInstall() async throws {
+        let keys = TempDirectory("key-store")
+        let gatePort = freeLoopbackPort()
+        let tree = try Self.encryptedTree(gate: "http://127.0.0.1:\(gatePort)", keys: keys)
+        let atlas = try #require(try Self.catalog(tree).corpora.first { $0.id == "atlas" })
+        let gate = try ServerProcess(BuiltProducts.corpusd, ["serve", tree.publicDir, "--listen", "127.0.0.1:{PORT}",
+                                                             "--entitlement-pub", tree.entitlementPub, "--key-store", keys.url("store")], port: gatePort)
+        defer { gate.stop() }
+        let client = PublishedTreeClient()
+        try client.addRemote(gate.url, trust: tree.rootPub)
+
+        let r = try client.run(["install", "atlas"], env: ["CORPUS_TOKEN": try tree.token(tier: "pro"), "CORPUS_TEST_KILL_AT": "extracted"])
+        #expect(r.status != 0, "the install was stopped at its step")
+        let staged = client.entries("staging").filter { $0.hasSuffix(".atlas.1") }
+        #expect(staged.count == 1, "the staged install is there: \(client.entries("staging"))")
+
+        let holding = try client.filesHoldingArchive(tree.publicDir + "/" + atlas.bundle.path, stagedSuffix: ".atlas.1")
+        #expect(holding.isEmpty, "files holding the plaintext bundle: \(holding)")
+    }
+
     /// One refusal: what the fake gate answers and what the source serves, and the code expected.
     struct Refusal: Sendable, CustomStringConvertible {
         var description: String

@@ -38,6 +38,15 @@ import CorpusTestSupport
         try mirror()
         #expect(!FileManager.default.fileExists(atPath: work.url("m/" + delta.path)), "the mirror holds no plaintext delta")
 
+        // Stopped once the delta is verified and the new version built in staging: no file of
+        // the home but the staged folder's holds the plaintext delta (it is read through its payload).
+        let stopped = try client.run(["sync"], env: ["CORPUS_TEST_KILL_AT": "delta-verified"])
+        #expect(stopped.status != 0, "the sync was stopped at its step")
+        #expect(client.entries("staging").contains { $0.hasSuffix(".tides.2") }, "the staged version is there: \(client.entries("staging"))")
+        let holding = try client.filesHoldingArchive(tree.publicDir + "/" + delta.path, stagedSuffix: ".tides.2")
+        #expect(holding.isEmpty, "files holding the plaintext delta: \(holding)")
+        #expect(try client.run(["gc"]).status == 0, "gc removes what the stopped sync left")
+
         let sync = try client.json(["sync"])
         #expect(sync.result.status == 0, "\(sync.result.stderr)")
         let result = try DeltaFixture.result(sync)
