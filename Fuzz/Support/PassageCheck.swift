@@ -1,4 +1,5 @@
 import Foundation
+import CorpusFormat
 @testable import CorpusPublisher
 
 /// What every ingest target asserts of the documents it got: they split into passages that hold
@@ -9,7 +10,7 @@ enum PassageCheck {
     static func check(_ documents: [SourceDocument], maxLength: Int) {
         for (n, doc) in documents.enumerated() {
             for p in PassageSplitter.passages(of: doc, document: n, maxLength: maxLength) {
-                let length = PassageSplitter.scalarCount(p.text)
+                let length = p.text.scalarCount
                 fuzzAssert(length <= maxLength || p.text.count == 1, "a passage of \(length) scalars over a cap of \(maxLength)")
                 fuzzAssert(!p.text.isEmpty, "an empty passage")
             }
