@@ -43,9 +43,10 @@ import Testing
         let seconds = Date().timeIntervalSince(t0)
         #expect(sizes == [size, size])
         // 768 KiB at 256 KiB/s: 3 s, less the 0.1 s burst; a cap per transfer would take 1.5 s. No
-        // tight upper bound: a loaded machine (the whole suite at once) slows the server, not the cap.
+        // upper bound: in the whole suite these two tasks wait for the cooperative pool behind
+        // hundreds of other tests (a fresh-clone run measured 471 s, the suite's own length, for
+        // what takes 3 s alone), so wall time here says nothing about the cap.
         #expect(seconds > 2.6, "took \(seconds) s")
-        #expect(seconds < 60, "took \(seconds) s")
     }
 
     /// In offline mode no client is made, so nothing can be sent.
