@@ -42,7 +42,11 @@ let package = Package(
         .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])),
                                                      .target(name: "CZip", condition: .when(platforms: [.linux])), "CZlib",
                                                      .target(name: "CLinux", condition: .when(platforms: [.linux]))]),
-        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]),
+        // Our own C: the few-row matrix product of a query (FewRowProduct.swift), in AVX-512 and AVX2
+        // kernels picked at run time, where intrinsics say what Swift's SIMD types cannot.
+        .target(name: "CEncoderKernels"),
+        .target(name: "CorpusEngine", dependencies: ["CorpusFormat", "CSQLite", .target(name: "COpenBLAS", condition: .when(platforms: [.linux])),
+                                                     .target(name: "CEncoderKernels", condition: .when(platforms: [.linux]))]),
         // The one owner of a libcurl easy handle, shared by the client's HTTP and the object store.
         // Its errors (`CurlOptionError`) are CorpusHTTP's, which both users' errors carry.
         .target(name: "CorpusCurl", dependencies: ["CCurl", "CorpusHTTP"]),

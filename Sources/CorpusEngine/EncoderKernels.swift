@@ -35,6 +35,12 @@ enum EncoderKernels {
                        into y: UnsafeMutablePointer<Float>, rowStride: Int? = nil) {
         let stride = rowStride ?? outFeatures
         for r in 0..<rows { (y + r * stride).update(from: bias, count: outFeatures) }
+        #if !canImport(Accelerate) && arch(x86_64)
+        if rows <= FewRowProduct.maxRows, let kernel = FewRowProduct.kernel {
+            return FewRowProduct.accumulate(kernel, x, rows: rows, inFeatures: inFeatures, weight: weight,
+                                            outFeatures: outFeatures, into: y, rowStride: stride)
+        }
+        #endif
         sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
                     Int32(rows), Int32(outFeatures), Int32(inFeatures),
                     1, x, Int32(inFeatures), weight, Int32(inFeatures),
