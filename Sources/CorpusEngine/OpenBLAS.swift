@@ -21,19 +21,24 @@ enum OpenBLAS {
     /// Debian's runtime name (libopenblas0-pthread), then the development symlink.
     static let libraryNames = ["libopenblas.so.0", "libopenblas.so"]
 
-    /// `cblas_sgemm`, or nil when OpenBLAS cannot be loaded (`BERTEmbedder` refuses before use).
-    static let sgemm: SGEMM? = {
+    /// The library, opened once with RTLD_LOCAL and kept for the process's life (never closed:
+    /// its kernels are in use until exit). nil when no name could be opened with `cblas_sgemm`.
+    /// Immutable after its one initialisation, hence safe to share.
+    nonisolated(unsafe) private static let library: UnsafeMutableRawPointer? = {
         // Only if nobody chose otherwise: a user's OPENBLAS_NUM_THREADS and OPENBLAS_CORETYPE are theirs.
         setenv("OPENBLAS_NUM_THREADS", "1", 0)
         if let core = coreType(cpuFlags: cpuFlags()) { setenv("OPENBLAS_CORETYPE", core, 0) }
         for name in libraryNames {
             guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
-            guard let f = dlsym(handle, "cblas_sgemm") else { continue }
+            guard dlsym(handle, "cblas_sgemm") != nil else { dlclose(handle); continue }
             if let s = dlsym(handle, "openblas_set_num_threads") { unsafeBitCast(s, to: SetThreads.self)(1) }
-            return unsafeBitCast(f, to: SGEMM.self)
+            return handle
         }
         return nil
     }()
+
+    /// `cblas_sgemm`, or nil when OpenBLAS cannot be loaded (`BERTEmbedder` refuses before use).
+    static let sgemm: SGEMM? = library.flatMap { dlsym($0, "cblas_sgemm") }.map { unsafeBitCast($0, to: SGEMM.self) }
 
     /// The OpenBLAS core whose sgemm kernels fit a CPU with these feature flags (as Linux lists
     /// them in /proc/cpuinfo, so only features the kernel enabled), or nil to leave the choice
@@ -62,15 +67,9 @@ enum OpenBLAS {
 
     /// The core OpenBLAS runs its kernels for (`openblas_get_corename`), once loaded.
     static var coreName: String? {
-        guard sgemm != nil else { return nil }
-        for name in libraryNames {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) else { continue }
-            defer { dlclose(handle) }
-            guard let f = dlsym(handle, "openblas_get_corename") else { return nil }
-            typealias CoreName = @convention(c) () -> UnsafePointer<CChar>?
-            return unsafeBitCast(f, to: CoreName.self)().map { String(cString: $0) }
-        }
-        return nil
+        typealias CoreName = @convention(c) () -> UnsafePointer<CChar>?
+        guard let library, let f = dlsym(library, "openblas_get_corename") else { return nil }
+        return unsafeBitCast(f, to: CoreName.self)().map { String(cString: $0) }
     }
 
     /// Whether this process has loaded libopenblas (for tests and the bench: /proc/self/maps).
