@@ -22,7 +22,8 @@ export PATH=/opt/swift/usr/bin:$PATH
 build_path=.build/fuzz
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --build-path "$build_path")
 # Every library a target links; SwiftPM builds their dependencies with them.
-libraries=(CorpusFormat CorpusEngine CorpusPublisher CorpusServer CorpusTestSupport)
+# CEncoderKernels is the engine's own C (its objects and the module map SwiftPM writes for it).
+libraries=(CorpusFormat CorpusEngine CEncoderKernels CorpusPublisher CorpusServer CorpusTestSupport)
 for lib in CorpusPublisher CorpusServer CorpusTestSupport; do
   swift build "${flags[@]}" --target "$lib"
 done
@@ -47,6 +48,7 @@ for c in CSQLite CZip CZlib CCrypto CMicroHTTPD CXML2 COpenBLAS CLinux; do
   cflags+=(-Xcc "-fmodule-map-file=$repo/Sources/$c/module.modulemap")
 done
 for include in $(pkg-config --cflags-only-I libxml-2.0 openblas); do cflags+=(-Xcc "$include"); done
+cflags+=(-Xcc "-fmodule-map-file=$products/CEncoderKernels.build/module.modulemap" -Xcc "-I$repo/Sources/CEncoderKernels/include")
 libs=$(pkg-config --libs sqlite3 libzip zlib libcrypto libmicrohttpd libxml-2.0 openblas)
 
 targets=()
