@@ -39,8 +39,9 @@ corpus() {
 # A flat catalog over the client's 32 MiB cap (CatalogFetcher.maxCatalogBytes; 100,000 entries
 # make about 69 MB) is refused by every client, so no flat client run is possible: the flat figures
 # of a refresh that must fetch the catalog are then its size (the least such a client would
-# fetch), the others "-", and only the publish time is measured.
-flat_client_cap=33554432
+# fetch), the others "-", and only the publish time is measured. CATALOG_BENCH_FLAT_CAP=<bytes>
+# takes that path at a small size (a check of the script).
+flat_client_cap=${CATALOG_BENCH_FLAT_CAP:-33554432}
 flat_refused() { [ "$mode" = flat ] && [ "$(stat -c %s "$tree/catalogs/1.json")" -gt "$flat_client_cap" ]; }
 flat_refused_figures() {
   local size; size=$(stat -c %s "$tree/catalogs/1.json")
