@@ -90,7 +90,8 @@ let package = Package(
         .testTarget(name: "CorpusURLSessionTests", dependencies: ["CorpusURLSession"]),
         // The checked libcurl wrapper on its own (a refused option), without a server.
         .testTarget(name: "CorpusCurlTests", dependencies: ["CorpusCurl", "CorpusHTTP"]),
-        .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusTestSupport"]),
+        // CorpusPublisher for its catalog part writer: trees with parts as `corpusd publish` writes them.
+        .testTarget(name: "CorpusServerTests", dependencies: ["CorpusServer", "CorpusPublisher", "CorpusTestSupport"]),
         // The upstream of the mirror tests is a real `HTTPServer`, hence CorpusServer.
         .testTarget(name: "CorpusMirrorTests", dependencies: ["CorpusMirror", "CorpusServer", "CorpusSync", "CorpusTestSupport"]),
         .testTarget(name: "CorpusObjectStoreTests", dependencies: ["CorpusObjectStore", "CorpusFormat", "CorpusTestSupport"]),

@@ -12,7 +12,9 @@ import CorpusTestSupport
 ///
 /// `--change K` (on an existing tree) publishes the next version with K entries changed, book-0
 /// (installed) among them, and prints the seconds the catalog write took as
-/// `publish_seconds <s>` (flat catalog, parts, top document, timestamp, pointer).
+/// `publish_seconds <s>` (flat catalog, parts, top document, timestamp, pointer, and the garbage
+/// collection `corpusd publish` runs after them: bundles no unexpired catalog names, parts no
+/// retained top names), then how many parts it wrote and removed.
 enum CatalogScaleTree {
     static func run(_ args: [String]) async throws {
         var a = BenchArguments(args)
@@ -52,7 +54,8 @@ enum CatalogScaleTree {
         try FileIO.createDirectory("\(out)/catalogs")
         try FileIO.writeAtomically(bytes, to: "\(out)/\(path)")
         try FileIO.writeAtomically(Data(try key.sign(bytes, trustedComment: catalog.trustedComment).fileText.utf8), to: "\(out)/\(path).minisig")
-        if !flat { _ = try CatalogPartWriter.write(catalog, key: key, tree: out) }
+        var partsWritten = 0
+        if !flat { partsWritten = try CatalogPartWriter.write(catalog, key: key, tree: out).parts.count }
         let stamp = TimestampDocument(version: version, issued: now, expires: now.addingTimeInterval(86400),
                                       catalog: .init(id: catalog.id, version: version, path: path, digest: SHA256.digest(bytes), size: Int64(bytes.count)),
                                       top: try CatalogPartWriter.topRef(version: version, tree: out))
@@ -60,9 +63,30 @@ enum CatalogScaleTree {
         try FileIO.writeAtomically(Data(try key.sign(stampBytes, trustedComment: stamp.trustedComment).fileText.utf8), to: "\(out)/\(TreeLayout.timestamp).minisig")
         try FileIO.writeAtomically(stampBytes, to: "\(out)/\(TreeLayout.timestamp)")
         try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: version)), to: "\(out)/\(TreeLayout.pointer)")
+        // What `corpusd publish` does after the pointer: its garbage collection, timed with the rest.
+        let published = PublishedTree(root: out)
+        _ = published.removeUnreferencedFiles(keep: catalog, now: now)
+        let partsRemoved = published.removeUnreferencedParts(current: version, now: now)
         print("publish_seconds \(String(format: "%.3f", Date().timeIntervalSince(started)))")
+        print("parts_written \(partsWritten)")
+        print("parts_removed \(partsRemoved.count)")
+        if !flat, change == 0 { try printPartSizes(tree: out, version: version) }
         print("flat_catalog_bytes \(bytes.count)")
         if let top = try CatalogPartWriter.topRef(version: version, tree: out) { print("top_bytes \(top.size)") }
+    }
+
+    /// `part_sizes <nodes> <node bytes avg> <leaves> <leaf bytes avg> <depth>`: the measured sizes
+    /// the 10^6 point in docs/format.md is worked out from.
+    static func printPartSizes(tree: String, version: Int) throws {
+        let top = try Catalog.decode(try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(TreeLayout.topPath(version: version))")))
+        guard let parts = top.parts else { return }
+        let walk = try CatalogPartWalk.entries(of: parts, ids: nil) { try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\($0.path)")) }
+        var nodes: [Int64] = [], leaves: [Int64] = []
+        for (ref, stored) in walk.read {
+            if try CatalogPart.decode(stored: stored, ref: ref).kind == .node { nodes.append(ref.size) } else { leaves.append(ref.size) }
+        }
+        func avg(_ a: [Int64]) -> Int64 { a.isEmpty ? 0 : a.reduce(0, +) / Int64(a.count) }
+        print("part_sizes \(nodes.count) \(avg(nodes)) \(leaves.count) \(avg(leaves)) \(parts.depth)")
     }
 
     static func writeRoot(key: SecretKey, tree: String) throws {

@@ -268,7 +268,8 @@ public enum TreeLayout {
     /// `deltas/<sha256>.delta.zip`: a content-addressed delta (docs/format.md "Delta").
     public static func deltaPath(sha256: String) -> String { "deltas/\(sha256).delta.zip" }
     /// `catalogs/<N>.top.json`: the signed top document of catalog version N (docs/format.md "Catalog parts").
-    public static func topPath(version: Int) -> String { "catalogs/\(version).top.json" }
+    public static func topPath(version: Int) -> String { "catalogs/\(version)\(topSuffix)" }
+    public static let topSuffix = ".top.json"
     /// `parts/<sha256>.json.gz`: a content-addressed catalog part, named by its stored bytes.
     public static func partPath(sha256: String) -> String { "parts/\(sha256).json.gz" }
     /// `payloads/<sha256>.age`: an encrypted bundle or delta (docs/format.md "Encrypted entitled corpora").

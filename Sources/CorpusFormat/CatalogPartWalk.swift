@@ -35,11 +35,7 @@ public struct CatalogPartWalk: Sendable {
         guard let (ref, prefix) = stack.popLast() else { return }
         guard let stored else { return }
         let what = ref.path
-        guard Int64(stored.count) == ref.size else { throw FormatError.sizeMismatch(member: what, expected: ref.size, actual: Int64(stored.count)) }
-        let digest = SHA256.digest(stored)
-        guard digest == ref.digest else { throw FormatError.hashMismatch(member: what, expected: ref.digest.hex, actual: digest.hex) }
-        let json = try Gzip.decompress(stored, limit: CatalogPart.maxDecodedBytes, what: what)
-        let part = try CanonicalJSON.decode(CatalogPart.self, from: json, what: what)
+        let part = try CatalogPart.decode(stored: stored, ref: ref)
         guard part.prefix == prefix else { throw FormatError.malformed(what: what, reason: "it is the part of prefix \(part.prefix.debugDescription), its place is \(prefix.debugDescription)") }
         read.append((ref, stored))
         if prefix.count < parts.depth {

@@ -75,6 +75,18 @@ public struct CatalogPart: Codable, Hashable, Sendable {
     /// The stored bytes: canonical JSON, gzip-compressed.
     public func stored() throws -> Data { try Gzip.compress(try CanonicalJSON.encode(self)) }
 
+    /// Decodes the stored bytes of the part `ref` names, after checking their size and SHA-256
+    /// against it: one whole gzip member of canonical JSON. Where the part sits in the trie (its
+    /// kind and prefix) is the caller's to check.
+    public static func decode(stored: Data, ref: PartRef) throws -> CatalogPart {
+        let what = ref.path
+        guard Int64(stored.count) == ref.size else { throw FormatError.sizeMismatch(member: what, expected: ref.size, actual: Int64(stored.count)) }
+        let digest = SHA256.digest(stored)
+        guard digest == ref.digest else { throw FormatError.hashMismatch(member: what, expected: ref.digest.hex, actual: digest.hex) }
+        let json = try Gzip.decompress(stored, limit: maxDecodedBytes, what: what)
+        return try CanonicalJSON.decode(CatalogPart.self, from: json, what: what)
+    }
+
     /// The key that places an entry: SHA-256 of its corpus id (UTF-8), in lower-case hex, so every
     /// entry of one id lands in one leaf and the leaves fill evenly whatever the ids look like.
     public static func key(of id: String) -> String { SHA256.digest(Data(id.utf8)).hex }

@@ -25,26 +25,29 @@ public struct PublishedTree: Sendable {
     /// catalog of the tree references, so that a client still reading an older catalog that is
     /// valid can finish. A delta is kept while a kept catalog lists it and some kept catalog still
     /// lists the version it leads from: it goes with the bundles it leads from. Returns the
-    /// removed paths (relative to the tree), bundles first, each folder sorted.
+    /// removed paths (relative to the tree), bundles first, each folder sorted. Older versions are
+    /// read through `forEachVersion`, one at a time: what each changed, not every catalog whole.
+    /// (Catalog parts go by their own rule: `removeUnreferencedParts`.)
     public func removeUnreferencedFiles(keep: Catalog, now: Date) -> [String] {
-        func files(_ c: Catalog) -> [String] { c.corpora.map(\.bundle.path) + c.corpora.compactMap(\.payload?.path) + (c.embedders ?? []).map(\.artifact.path) }
-        var catalogs = [keep]
-        for version in catalogVersions() {
-            // A catalog that no longer decodes promises nothing a client can read.
-            guard let data = FileManager.default.contents(atPath: "\(root)/\(TreeLayout.catalogPath(version: version))"),
-                  let c = try? Catalog.decode(data) else { continue }
-            if let expiry = c.expiryDate, expiry > now { catalogs.append(c) }
-        }
-        var referenced = Set(catalogs.flatMap(files))
-        let versions = Set(catalogs.flatMap { $0.corpora.map { "\($0.id)@\($0.version)" } })
-        for c in catalogs {
-            for e in c.corpora {
-                for d in e.deltas ?? [] where versions.contains("\(e.id)@\(d.fromVersion)") {
-                    referenced.insert(d.path)
-                    if let payload = d.payload { referenced.insert(payload.path) }
-                }
+        var referenced = Set<String>()
+        var listed = Set<String>()
+        var deltas: [(from: String, paths: [String])] = []
+        func add(_ entries: [CatalogEntry], _ embedders: [CatalogEmbedder]?) {
+            for e in entries {
+                referenced.insert(e.bundle.path)
+                if let payload = e.payload { referenced.insert(payload.path) }
+                listed.insert("\(e.id)@\(e.version)")
+                for d in e.deltas ?? [] { deltas.append(("\(e.id)@\(d.fromVersion)", [d.path] + (d.payload.map { [$0.path] } ?? []))) }
             }
+            for m in embedders ?? [] { referenced.insert(m.artifact.path) }
         }
+        add(keep.corpora, keep.embedders)
+        // The parts of `keep`'s own top document hold the entries just added: not read again.
+        let own = partsNamed(byTopsOf: readTop(keep.version) == nil ? [] : [keep.version]) ?? []
+        // A catalog that no longer decodes promises nothing a client can read.
+        forEachVersion(catalogVersions().filter { $0 != keep.version }, skipping: own,
+                       include: { c in c.expiryDate.map { $0 > now } ?? false }) { add($0.entries, $0.header.embedders) }
+        for d in deltas where listed.contains(d.from) { referenced.formUnion(d.paths) }
         var removed: [String] = []
         for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip"), ("deltas", ".delta.zip"), ("payloads", ".age")] {
             for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? []).sorted() where name.hasSuffix(suffix) {
@@ -56,5 +59,130 @@ public struct PublishedTree: Sendable {
             }
         }
         return removed
+    }
+
+    /// The versions whose top documents keep their parts: `current`, the newest older version
+    /// with a top document whatever its expiry, and every version whose top document has not
+    /// expired. A client or mirror that read an unexpired top document a moment before a publish
+    /// still finds every part it names (it refuses an expired one anyway); the previous version
+    /// is kept besides, so a publish after a lapse (every older catalog expired) never takes the
+    /// parts from under a reader of the version it replaces, and a cache or CDN holding the
+    /// previous top still finds its parts at the origin.
+    public func retainedTopVersions(current: Int, now: Date) -> [Int] {
+        let tops = topVersions()
+        var kept = Set(tops.filter { $0 == current })
+        if let previous = tops.last(where: { $0 < current }) { kept.insert(previous) }
+        for version in tops where !kept.contains(version) && version < current {
+            guard let top = readTop(version), let expiry = top.expiryDate, expiry > now else { continue }
+            kept.insert(version)
+        }
+        return kept.sorted()
+    }
+
+    /// The versions of the top documents the tree holds (`catalogs/<N>.top.json`), ascending.
+    public func topVersions() -> [Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/catalogs")) ?? []
+        return names.compactMap { name -> Int? in
+            guard name.hasSuffix(TreeLayout.topSuffix), let n = Int(name.dropLast(TreeLayout.topSuffix.count)), n >= 1,
+                  TreeLayout.topPath(version: n) == "catalogs/\(name)" else { return nil }
+            return n
+        }.sorted()
+    }
+
+    /// The top document of `version` when it decodes and names a trie of parts.
+    func readTop(_ version: Int) -> Catalog? {
+        guard let data = FileManager.default.contents(atPath: "\(root)/\(TreeLayout.topPath(version: version))"),
+              let top = try? Catalog.decode(data), top.version == version, top.parts != nil else { return nil }
+        return top
+    }
+
+    /// Every part the top documents of `versions` name, read from the tree: nodes only (a leaf's
+    /// reference is in its parent), each subtree once however many versions share it. Nil when a
+    /// retained top document or node cannot be read or does not match its reference: what it
+    /// names is unknown, so nothing may be removed.
+    public func partsNamed(byTopsOf versions: [Int]) -> Set<PartRef>? {
+        var named = Set<PartRef>()
+        for version in versions {
+            guard let parts = readTop(version)?.parts else { return nil }
+            var stack: [(ref: PartRef, depth: Int)] = [(parts.root, 0)]
+            while let (ref, depth) = stack.popLast() {
+                guard named.insert(ref).inserted, depth < parts.depth else { continue }
+                guard ref.size <= CatalogPart.maxStoredBytes, let stored = FileManager.default.contents(atPath: "\(root)/\(ref.path)"),
+                      let node = try? CatalogPart.decode(stored: stored, ref: ref), node.kind == .node else { return nil }
+                for child in (node.children ?? [:]).values { stack.append((child, depth + 1)) }
+            }
+        }
+        return named
+    }
+
+    /// Removes the parts (`parts/<sha256>.json.gz`) no retained top document names
+    /// (`retainedTopVersions`); nothing when one of those cannot be read through. Returns the
+    /// removed paths, sorted.
+    public func removeUnreferencedParts(current: Int, now: Date) -> [String] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/parts")) ?? []).sorted()
+        guard !names.isEmpty, let named = partsNamed(byTopsOf: retainedTopVersions(current: current, now: now)) else { return [] }
+        let keep = Set(named.map(\.path))
+        var removed: [String] = []
+        for name in names where name.hasSuffix(".json.gz") {
+            let rel = "parts/\(name)"
+            if !keep.contains(rel) {
+                FileIO.remove("\(root)/\(rel)")
+                removed.append(rel)
+            }
+        }
+        return removed
+    }
+
+    /// One catalog version as `forEachVersion` gives it: the signed document's fields (the top
+    /// document's when the version has one: no entries), and the entries to read.
+    public struct VersionEntries {
+        public var version: Int
+        public var header: Catalog
+        /// Every entry of a flat catalog; of a version with parts, only the entries of the
+        /// subtrees no newer version given (and no part in `skipping`) shares: identical entries,
+        /// given already.
+        public var entries: [CatalogEntry]
+    }
+
+    /// The entries of the catalog versions `versions`, newest first, each read from its top
+    /// document's parts when it has one (a 100,000-entry flat catalog is about 69 MB; a version
+    /// that changed one corpus shares all but `depth + 1` parts with the one before, so each
+    /// older version costs what it changed), else from its flat catalog. A version whose parts
+    /// cannot be read through is read from its flat catalog; one neither can be read from is
+    /// left out (it promised nothing readable). Parts in `skipping` are not read: their entries
+    /// are the caller's already (the catalog it holds in memory).
+    /// `include` picks versions by their signed fields before any part is read: a version left
+    /// out shares nothing with the ones after it.
+    public func forEachVersion(_ versions: [Int], skipping: Set<PartRef> = [], include: (Catalog) -> Bool = { _ in true },
+                               _ body: (VersionEntries) -> Void) {
+        var visited = skipping
+        for version in versions.sorted(by: >) {
+            let top = readTop(version)
+            if let top, !include(top) { continue }
+            if let top, let parts = top.parts, let entries = unsharedEntries(parts, visited: &visited) {
+                body(VersionEntries(version: version, header: top, entries: entries))
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: "\(root)/\(TreeLayout.catalogPath(version: version))"),
+                  let c = try? Catalog.decode(data), include(c) else { continue }
+            body(VersionEntries(version: version, header: c, entries: c.corpora))
+        }
+    }
+
+    /// The entries of the subtrees of `parts` not in `visited`, which gains them; nil (and
+    /// `visited` unchanged) when a part is missing or does not match its reference.
+    private func unsharedEntries(_ parts: CatalogParts, visited: inout Set<PartRef>) -> [CatalogEntry]? {
+        var added = Set<PartRef>()
+        var entries: [CatalogEntry] = []
+        var stack = [parts.root]
+        while let ref = stack.popLast() {
+            guard !visited.contains(ref), added.insert(ref).inserted else { continue }
+            guard ref.size <= CatalogPart.maxStoredBytes, let stored = FileManager.default.contents(atPath: "\(root)/\(ref.path)"),
+                  let part = try? CatalogPart.decode(stored: stored, ref: ref) else { return nil }
+            stack.append(contentsOf: (part.children ?? [:]).values)
+            entries.append(contentsOf: part.entries ?? [])
+        }
+        visited.formUnion(added)
+        return entries
     }
 }

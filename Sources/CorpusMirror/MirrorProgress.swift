@@ -31,6 +31,9 @@ public struct MirrorSummary: Sendable {
     public var skippedEntitled: [String]
     /// Bundle and embedder artifact paths removed because no unexpired catalog references them.
     public var removed: [String]
+    /// Catalog parts removed because none of the mirror's retained top documents names them (the
+    /// publisher's rule, `PublishedTree.retainedTopVersions`, over the tops the mirror holds).
+    public var partsRemoved: [String] = []
 
     /// True when the mirror already served this very catalog.
     public var catalogUnchanged: Bool { previousVersion == catalog.version }

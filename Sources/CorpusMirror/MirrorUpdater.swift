@@ -103,10 +103,13 @@ public struct MirrorUpdater: Sendable {
         try write(up, downloads: downloads, log: log, into: mirror)
         let removed = mirror.removeUnreferencedBundles(keep: up.catalog, now: now())
         for path in removed { progress(.removed(path: path)) }
+        // The mirror's own tops decide, never what the upstream dropped: a client of the mirror
+        // mid-refresh reads a top the mirror holds, whatever the upstream did since.
+        let partsRemoved = PublishedTree(root: mirror.root).removeUnreferencedParts(current: up.catalog.version, now: now())
         mirror.cleanWork(everything: true)
         return MirrorSummary(catalog: up.catalog, previousVersion: previous, fetched: downloads.map { $0.0.path },
                              fetchedBytes: downloads.reduce(0) { $0 + $1.1.size }, present: plan.present,
-                             skippedEntitled: plan.skipped, removed: removed)
+                             skippedEntitled: plan.skipped, removed: removed, partsRemoved: partsRemoved)
     }
 
     /// Refuses an upstream whose root chain disagrees with the mirror's, whose catalog is another

@@ -33,6 +33,9 @@ struct MirrorUpstream: Sendable {
     let pinned: PublicKey
 
     static let maxIndexPageBytes: Int64 = 4 * 1024 * 1024
+    /// The largest flat catalog read when a signed timestamp names its size (about 1.5 million
+    /// one-book entries).
+    static let maxNamedCatalogBytes: Int64 = 1 << 30
 
     func fetch() async throws -> VerifiedUpstream {
         // 1. The pointer: a hint naming the signed catalog.
@@ -65,7 +68,11 @@ struct MirrorUpstream: Sendable {
         }
 
         // 4. The catalog and its signature, as bytes; a missing signature is a refusal.
-        let catalogBytes = try await get(pointer.path, cap: CatalogFetcher.maxCatalogBytes)
+        // A flat catalog the signed timestamp names by size is read up to that size: a 100,000-entry
+        // one is about 69 MB, more than a client reads (it reads the parts), and the mirror must
+        // still copy it for clients of earlier releases. Without a timestamp, a client's cap.
+        let cap = timestamp.map { min($0.document.catalog.size, Self.maxNamedCatalogBytes) } ?? CatalogFetcher.maxCatalogBytes
+        let catalogBytes = try await get(pointer.path, cap: cap)
         let signature = try await optional(pointer.path + TreeLayout.signatureSuffix, cap: CatalogFetcher.maxSignatureBytes)
         if let named = timestamp?.document.catalog {
             let digest = SHA256Digest(bytes: SHA256.hash(catalogBytes))

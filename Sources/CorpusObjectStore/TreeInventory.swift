@@ -54,14 +54,13 @@ struct TreeInventory {
               let pointer = try? JSONDecoder().decode(CatalogPointer.self, from: data) else {
             throw .notATree(path: tree, reason: "it has no readable \(TreeLayout.pointer)")
         }
-        let catalogs = readCatalogs(tree: tree)
-        guard catalogs.keys.contains(pointer.version) else {
-            throw .notATree(path: tree, reason: "its pointer names catalog \(pointer.version), which \(TreeLayout.catalogPath(version: pointer.version)) does not hold")
-        }
         // Newest catalog first: the first to name a path decides its access.
         var access: [String: Bool] = [:]
-        for (_, value) in catalogs.sorted(by: { $0.key > $1.key }) {
-            for (path, entitled) in ownedPaths(value) where access[path] == nil { access[path] = entitled }
+        let read = readCatalogs(tree: tree) { owned in
+            for (path, entitled) in owned where access[path] == nil { access[path] = entitled }
+        }
+        guard read.contains(pointer.version) else {
+            throw .notATree(path: tree, reason: "its pointer names catalog \(pointer.version), which \(TreeLayout.catalogPath(version: pointer.version)) does not hold")
         }
         var inventory = TreeInventory(pointer: pointer)
         for path in walk(tree) {
@@ -124,15 +123,53 @@ struct TreeInventory {
         return Int(name)
     }
 
-    /// Every catalog in `catalogs/` that parses, by version, as generic JSON.
-    static func readCatalogs(tree: String) -> [Int: JSONValue] {
-        var out: [Int: JSONValue] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? [] where name.hasSuffix(".json") {
-            guard let n = Int(name.dropLast(5)), let data = FileManager.default.contents(atPath: "\(tree)/catalogs/\(name)"),
+    /// Hands `body` the paths every catalog version of the tree names (`ownedPaths`), newest
+    /// first, one version at a time, and returns the versions read. A version with a top document
+    /// is read from its parts, each leaf's entries as generic JSON, a subtree a newer version
+    /// shares skipped (its paths were handed over already, and the newest decides): a
+    /// 100,000-entry flat catalog is about 69 MB, and holding every version's decoded would not
+    /// fit. A version without one, or whose parts cannot be read through, from its flat catalog.
+    static func readCatalogs(tree: String, _ body: ([(String, Bool)]) -> Void) -> Set<Int> {
+        let published = PublishedTree(root: tree)
+        var visited = Set<PartRef>()
+        var read = Set<Int>()
+        for n in published.catalogVersions().reversed() {
+            if let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.topPath(version: n))"),
+               let top = try? JSONDecoder().decode(JSONValue.self, from: data), let parts = try? Catalog.decode(data).parts,
+               let owned = partPaths(tree: tree, root: parts.root, visited: &visited) {
+                body(ownedPaths(top) + owned)
+                read.insert(n)
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: n))"),
                   let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { continue }
-            out[n] = value
+            body(ownedPaths(value))
+            read.insert(n)
         }
-        return out
+        return read
+    }
+
+    /// The paths the leaves under `root` name that are not in `visited` (which gains them); nil,
+    /// `visited` unchanged, when a part is missing or does not match its reference.
+    static func partPaths(tree: String, root: PartRef, visited: inout Set<PartRef>) -> [(String, Bool)]? {
+        var added = Set<PartRef>()
+        var owned: [(String, Bool)] = []
+        var stack = [root]
+        while let ref = stack.popLast() {
+            guard !visited.contains(ref), added.insert(ref).inserted else { continue }
+            guard ref.size <= CatalogPart.maxStoredBytes, let stored = FileManager.default.contents(atPath: "\(tree)/\(ref.path)"),
+                  let part = try? CatalogPart.decode(stored: stored, ref: ref) else { return nil }
+            stack.append(contentsOf: (part.children ?? [:]).values)
+            if part.kind == .leaf {
+                // Generic JSON, as for a flat catalog: every string of an entry, fields added later included.
+                guard let json = try? Gzip.decompress(stored, limit: CatalogPart.maxDecodedBytes, what: ref.path),
+                      case let .object(fields)? = try? JSONDecoder().decode(JSONValue.self, from: json),
+                      let entries = fields["entries"] else { return nil }
+                owned += ownedPaths(.object(["corpora": entries]))
+            }
+        }
+        visited.formUnion(added)
+        return owned
     }
 
     /// The tree paths one catalog names, with whether the entry naming it is entitled: every string

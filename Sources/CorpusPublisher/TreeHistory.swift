@@ -34,15 +34,19 @@ struct TreeHistory {
             history.catalogID = pointer.id
         }
         var newestID: String?
-        for n in PublishedTree(root: tree).catalogVersions() {
-            history.latestVersion = max(history.latestVersion, n)
-            // Only the signed catalogs the publisher wrote count; a damaged one promised nothing readable.
-            guard let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: n))"),
-                  let catalog = try? Catalog.decode(data) else { continue }
-            newestID = catalog.id
-            for e in catalog.corpora {
-                history.corpora[e.id, default: [:]][e.version] = (e.content, n)
-                if e.rollout == nil { history.current[e.id, default: [:]][e.channelName, default: [:]][e.version] = n }
+        let published = PublishedTree(root: tree)
+        let versions = published.catalogVersions()
+        history.latestVersion = max(history.latestVersion, versions.last ?? 0)
+        // Newest first, each version through what it changed (parts it shares with a newer one are
+        // read once): an entry keeps the newest version that lists it. Only the signed catalogs
+        // the publisher wrote count; a damaged one promised nothing readable.
+        published.forEachVersion(versions) { v in
+            if newestID == nil { newestID = v.header.id }
+            for e in v.entries {
+                if history.corpora[e.id]?[e.version] == nil { history.corpora[e.id, default: [:]][e.version] = (e.content, v.version) }
+                if e.rollout == nil, history.current[e.id]?[e.channelName]?[e.version] == nil {
+                    history.current[e.id, default: [:]][e.channelName, default: [:]][e.version] = v.version
+                }
             }
         }
         if history.catalogID == nil { history.catalogID = newestID }

@@ -38,6 +38,9 @@ public struct PublishSummary: Sendable {
     public var notices: [KeyNotice]
     /// Catalog parts this publish wrote (`parts/<sha256>.json.gz`); the others were already there.
     public var partsWritten: [String] = []
+    /// Catalog parts removed because no retained top document names them
+    /// (`PublishedTree.retainedTopVersions`).
+    public var partsRemoved: [String] = []
 }
 
 /// `corpusd publish`: turns a catalog folder into a static tree (docs/format.md "Published tree").
@@ -147,11 +150,12 @@ public enum TreePublisher {
         }
 
         let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now)
+        let partsRemoved = PublishedTree(root: output).removeUnreferencedParts(current: catalog.version, now: now)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),
                               timestamp: timestamp, notices: KeyNotice.notices(root: roles, timestampSigned: timestamp != nil, now: now),
-                              partsWritten: parts.parts)
+                              partsWritten: parts.parts, partsRemoved: partsRemoved)
     }
 
     /// The key that signs this publish's timestamp: `timestampKey` when given (it must be a

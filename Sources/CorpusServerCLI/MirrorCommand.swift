@@ -46,6 +46,7 @@ struct MirrorCommand: ServerCommand {
         let was = s.previousVersion.map { $0 == c.version ? " (unchanged)" : " (was version \($0))" } ?? " (new mirror)"
         console.info("mirrored catalog \(c.id) version \(c.version)\(was) into \(out), expires \(c.expires)")
         console.info("bundles: \(s.fetched.count) fetched (\(ByteFormat.size(s.fetchedBytes))), \(s.present.count) already present, \(s.removed.count) removed")
+        if !s.partsRemoved.isEmpty { console.info("catalog parts: \(s.partsRemoved.count) removed (no retained top document names them)") }
         if !s.skippedEntitled.isEmpty {
             console.info("skipped \(s.skippedEntitled.count) entitled corpora without a token: \(s.skippedEntitled.joined(separator: ", ")) (pass --token to mirror them)")
         }

@@ -43,6 +43,9 @@ struct PublishCommand: ServerCommand {
         } else {
             if summary.createdRootKey { console.info("created root key 1 (\(key.keyID)): \(out)/keys/root-1.json, \(out)/keys/root.pub") }
             for r in summary.removed { console.info("removed unreferenced \(r)") }
+            // Parts go a few at a time with every publish: one line for them, each with --verbose.
+            if verbose { for r in summary.partsRemoved { console.info("removed unreferenced \(r)") } }
+            if !summary.partsRemoved.isEmpty { console.info("removed \(summary.partsRemoved.count) catalog part(s) no retained top document names") }
             console.info("published catalog \(c.id) version \(c.version) (\(c.corpora.count) corpora, \(summary.built.count) built, \(summary.reused.count) unchanged), expires \(c.expires)")
             if let t = summary.timestamp { console.info("signed \(TreeLayout.timestamp) version \(t.version), expires \(t.expires)") }
             for n in summary.notices { console.err("warning: \(n.message)") }
