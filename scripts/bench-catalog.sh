@@ -36,6 +36,43 @@ corpus() {
   rss_kb=$(tail -1 "$work/time.out")
 }
 
+# Issue 31 item 3: the first `corpus catalog` from a new home, listing parts against the flat
+# catalog: bytes and requests (access log), seconds to the first row on stdout and to the end,
+# peak RSS, rows. Sets fig[$1,$2,browse] ("bytes requests"), browse_first, browse_s, browse_rss,
+# browse_rows. Uses $tree, $port and $log of the tree being served.
+browse_figures() {
+  local mode=$1 n=$2 h l t0 t1
+  h=$(mktemp -d "$work/home-XXXXXX")
+  "$bin/corpus" --home "$h" remote add main "http://127.0.0.1:$port" --trust "$tree/keys/root.pub" > /dev/null
+  l=$(lines); t0=$(date +%s.%N)
+  CORPUS_CATALOG_DEADLINE=600 /usr/bin/time -f %M -o "$work/browse-time.out" "$bin/corpus" --home "$h" catalog 2> "$work/browse.err" \
+    | { IFS= read -r _ && date +%s.%N > "$work/browse-first.ts"; wc -l > "$work/browse-rows.out"; }
+  t1=$(date +%s.%N)
+  read -r b r <<< "$(since "$l")"; fig[$mode,$n,browse]="$b $r"
+  fig[$mode,$n,browse_first]=$(echo "$(cat "$work/browse-first.ts") - $t0" | bc)
+  fig[$mode,$n,browse_s]=$(echo "$t1 - $t0" | bc)
+  fig[$mode,$n,browse_rss]=$(tail -1 "$work/browse-time.out")
+  fig[$mode,$n,browse_rows]=$(( $(cat "$work/browse-rows.out") + 1 ))
+  # The second, after one more corpus changed: what browsing costs once the listing is held.
+  "$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" --change 1 $([ "$mode" = flat ] && echo --flat) > /dev/null
+  l=$(lines); CORPUS_CATALOG_DEADLINE=600 "$bin/corpus" --home "$h" catalog > /dev/null 2>> "$work/browse.err"
+  read -r b r <<< "$(since "$l")"; fig[$mode,$n,browse2]="$b $r"
+}
+browse_results() {
+  local n=$1 what pb pr fb fr
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b + 0 > 0) printf "%.4f", a / b; else print "-" }'; }
+  for what in browse browse2; do
+    read -r pb pr <<< "${fig[parts,$n,$what]}"; read -r fb fr <<< "${fig[flat,$n,$what]}"
+    printf 'RESULT\tcatalog %s: %s bytes\t%s\tB\t%s\t%s\t-\n' "$n" "$what" "$pb" "$fb" "$(ratio "$pb" "$fb")"
+    printf 'RESULT\tcatalog %s: %s requests\t%s\trequests\t%s\t%s\t-\n' "$n" "$what" "$pr" "$fr" "$(ratio "$pr" "$fr")"
+  done
+  for what in browse_first browse_s browse_rss; do
+    printf 'RESULT\tcatalog %s: %s (%s rows; flat %s)\t%s\t%s\t%s\t%s\t%s\n' "$n" "$what" "${fig[parts,$n,browse_rows]}" "${fig[flat,$n,browse_rows]}" \
+      "${fig[parts,$n,$what]}" "$([ "$what" = browse_rss ] && echo KB || echo s)" "${fig[flat,$n,$what]}" \
+      "$(ratio "${fig[parts,$n,$what]}" "${fig[flat,$n,$what]}")" "$([ "$what" = browse_first ] && echo "<=1" || echo -)"
+  done
+}
+
 declare -A fig
 for n in "${sizes[@]}"; do
   for mode in parts flat; do
@@ -68,8 +105,10 @@ for n in "${sizes[@]}"; do
       read -r b r <<< "$(since "$l")"; fig[$mode,$n,catalog]="$b $r"; fig[$mode,$n,catalog_s]=$(echo "$t1 - $t0" | bc)
       fig[$mode,$n,catalog_rows]=$(grep -c . "$work/corpus.out" || true)
     fi
+    [ "$n" -le "${CATALOG_BENCH_LISTING_MAX:-100000}" ] && browse_figures "$mode" "$n"
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
   done
+  [ "$n" -le "${CATALOG_BENCH_LISTING_MAX:-100000}" ] && browse_results "$n"
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b + 0 > 0) printf "%.4f", a / b; else print "-" }'; }
   for what in noop change1 change100 install catalog; do
     read -r pb pr <<< "${fig[parts,$n,$what]}"; read -r fb fr <<< "${fig[flat,$n,$what]}"
