@@ -15,15 +15,17 @@ extension CorpusClient.CatalogRefresh {
 extension ClientCommand {
     /// Refreshes catalogs; a refusal stops the command, a network failure falls back to what was accepted.
     /// In offline mode nothing is sent and each catalog's age is said.
-    func refreshedOffers() async throws -> [OfferedCorpus] {
-        try await refreshCatalogsOrSay()
+    ///
+    /// - Parameter wanted: the ids whose entries matter (`show ID`); nil: every entry.
+    func refreshedOffers(wanted: Set<String>? = nil) async throws -> [OfferedCorpus] {
+        try await refreshCatalogsOrSay(wanted: wanted)
         return try client.offered()
     }
 
     /// The refresh `refreshedOffers` makes, saying what it falls back to; `browsing` for `catalog`
     /// (`CorpusClient.refreshCatalogs(browsing:)`).
-    func refreshCatalogsOrSay(browsing: Bool = false) async throws {
-        for r in try await client.refreshCatalogs(browsing: browsing) {
+    func refreshCatalogsOrSay(browsing: Bool = false, wanted: Set<String>? = nil) async throws {
+        for r in try await client.refreshCatalogs(browsing: browsing, wanted: wanted) {
             if let note = r.rootsPendingNote { console.err(note) }
             if case let .failure(e) = r.result {
                 if case .offline = e {

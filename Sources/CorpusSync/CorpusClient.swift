@@ -62,11 +62,13 @@ public struct CorpusClient: Sendable {
     ///
     /// `browsing` (`corpus catalog`): a catalog with listing parts is refreshed as `forEachOffered`
     /// reads it, its listing and only the installed entries of its trie (`CatalogFetcher.browsing`).
-    public func refreshCatalogs(browsing: Bool = false) async throws -> [CatalogRefresh] {
+    /// `wanted`: ids whose entries are read beyond the installed ones (`show ID`), nil for all.
+    public func refreshCatalogs(browsing: Bool = false, wanted: Set<String>? = nil) async throws -> [CatalogRefresh] {
         let remotes = try RemoteRegistry.required(config().remotes)
         if offline { return remotes.map { .init(remote: $0, result: .failure(.offline(action: "refreshing catalog \($0.name)"))) } }
         var refresher = try CatalogRefresher(self, remotes: remotes, http: HTTPClient(configuration: httpConfiguration))
         refresher.fetcher.browsing = browsing
+        refresher.fetcher.wanted = wanted
         return try await refresher.refreshAll()
     }
 
