@@ -12,11 +12,12 @@ import Foundation
 public enum ListingPartition {
     /// Mean rows a part: one id in `targetRows` is a boundary.
     public static let targetRows = 512
-    /// A part is also cut at this many rows, or once its rows hold `maxRowBytes` bytes of JSON, so a
+    /// A part is also cut at this many rows, or once its rows hold `maxRowBytes` bytes of text, so a
     /// long run without a boundary (probability e^-8 at 8 × the mean) or long descriptions cannot
     /// make a part a reader refuses. Such a cut moves with the rows before it, but only until the
     /// next boundary id.
     public static let maxRows = 8 * targetRows
+    /// Counted by `ListingRow.textBytes`, the text fields' bytes: a guard on size, not the JSON's exact length.
     public static let maxRowBytes = 2 * 1024 * 1024
 
     /// The listing of a catalog: the top document's `listing` value and every stored part, the index included.
@@ -60,7 +61,7 @@ public enum ListingPartition {
             for e in groups[id]! {
                 let row = ListingRow(e)
                 rows.append(row)
-                bytes += try CanonicalJSON.encode(row).count
+                bytes += row.textBytes
             }
             if isBoundary(id, target: target) || rows.count >= maxRows || bytes >= maxRowBytes { try flush() }
         }
