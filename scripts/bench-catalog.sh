@@ -38,7 +38,7 @@ corpus() {
 
 # Issue 31 item 3: the first `corpus catalog` from a new home, listing parts against the flat
 # catalog: bytes and requests (access log), seconds to the first row on stdout and to the end,
-# peak RSS, rows. Sets fig[$1,$2,browse] ("bytes requests"), browse_first, browse_s, browse_rss,
+# peak RSS, lines printed. Sets fig[$1,$2,browse] ("bytes requests"), browse_first, browse_s, browse_rss,
 # browse_rows. Uses $tree, $port and $log of the tree being served.
 browse_figures() {
   local mode=$1 n=$2 h l t0 t1
@@ -67,7 +67,7 @@ browse_results() {
     printf 'RESULT\tcatalog %s: %s requests\t%s\trequests\t%s\t%s\t-\n' "$n" "$what" "$pr" "$fr" "$(ratio "$pr" "$fr")"
   done
   for what in browse_first browse_s browse_rss; do
-    printf 'RESULT\tcatalog %s: %s (%s rows; flat %s)\t%s\t%s\t%s\t%s\t%s\n' "$n" "$what" "${fig[parts,$n,browse_rows]}" "${fig[flat,$n,browse_rows]}" \
+    printf 'RESULT\tcatalog %s: %s (%s lines; flat %s)\t%s\t%s\t%s\t%s\t%s\n' "$n" "$what" "${fig[parts,$n,browse_rows]}" "${fig[flat,$n,browse_rows]}" \
       "${fig[parts,$n,$what]}" "$([ "$what" = browse_rss ] && echo KB || echo s)" "${fig[flat,$n,$what]}" \
       "$(ratio "${fig[parts,$n,$what]}" "${fig[flat,$n,$what]}")" "$([ "$what" = browse_first ] && echo "<=1" || echo -)"
   done
