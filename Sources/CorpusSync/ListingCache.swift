@@ -49,7 +49,8 @@ final class StagedListing: Sendable {
     let folder: String
 
     init(home: HomeLayout) throws {
-        folder = "\(home.staging)/listing-\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        // `<pid>.…`: the staging name `corpus gc` reads its owner from, so it is left alone while this process lives.
+        folder = "\(home.staging)/\(getpid()).listing-\(UUID().uuidString.prefix(8).lowercased())"
         try FileIO.createDirectory(folder)
     }
 
