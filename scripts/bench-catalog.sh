@@ -48,12 +48,50 @@ flat_refused_figures() {
   echo "note: flat $n: catalog of $size bytes is over the client's cap; flat figures are its size" >&2
   fig[flat,$n,install]="$size -"; fig[flat,$n,noop]="- -"; fig[flat,$n,change1]="$size -"; fig[flat,$n,change100]="$size -"
   fig[flat,$n,rss]=-; fig[flat,$n,install_rss]=-
-  fig[flat,$n,catalog]="- -"; fig[flat,$n,catalog_s]=-; fig[flat,$n,catalog_rows]=-
+  fig[flat,$n,browse]="- -"; fig[flat,$n,browse2]="- -"
+  fig[flat,$n,browse_first]=-; fig[flat,$n,browse_s]=-; fig[flat,$n,browse_rss]=-; fig[flat,$n,browse_rows]=-
   fig[flat,$n,publish1]=$("$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" --change 1 --flat | awk '/^publish_seconds/ { print $2 }')
 }
 # Part counts and mean sizes of the tree just generated (docs/format.md works the 10^6 point out from them).
 part_sizes() { awk -v n="$n" '/^part_sizes/ { printf "PARTS\t%s entries: %s nodes of %s B, %s leaves of %s B, depth %s\n", n, $2, $3, $4, $5, $6 }' "$work/gen.out"; }
 
+# Issue 31 item 3: the first `corpus catalog` from a new home, listing parts against the flat
+# catalog: bytes and requests (access log), seconds to the first row on stdout and to the end,
+# peak RSS, lines printed. Sets fig[$1,$2,browse] ("bytes requests"), browse_first, browse_s, browse_rss,
+# browse_rows. Uses $tree, $port and $log of the tree being served.
+browse_figures() {
+  local mode=$1 n=$2 h l t0 t1
+  h=$(mktemp -d "$work/home-XXXXXX")
+  "$bin/corpus" --home "$h" remote add main "http://127.0.0.1:$port" --trust "$tree/keys/root.pub" > /dev/null
+  l=$(lines); t0=$(date +%s.%N)
+  CORPUS_CATALOG_DEADLINE=600 /usr/bin/time -f %M -o "$work/browse-time.out" "$bin/corpus" --home "$h" catalog 2> "$work/browse.err" \
+    | { IFS= read -r _ && date +%s.%N > "$work/browse-first.ts"; wc -l > "$work/browse-rows.out"; }
+  t1=$(date +%s.%N)
+  read -r b r <<< "$(since "$l")"; fig[$mode,$n,browse]="$b $r"
+  fig[$mode,$n,browse_first]=$(echo "$(cat "$work/browse-first.ts") - $t0" | bc)
+  fig[$mode,$n,browse_s]=$(echo "$t1 - $t0" | bc)
+  fig[$mode,$n,browse_rss]=$(tail -1 "$work/browse-time.out")
+  fig[$mode,$n,browse_rows]=$(( $(cat "$work/browse-rows.out") + 1 ))
+  # The second, after one more corpus changed: what browsing costs once the listing is held.
+  "$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" --change 1 $([ "$mode" = flat ] && echo --flat) > /dev/null
+  l=$(lines); CORPUS_CATALOG_DEADLINE=600 "$bin/corpus" --home "$h" catalog > /dev/null 2>> "$work/browse.err"
+  read -r b r <<< "$(since "$l")"; fig[$mode,$n,browse2]="$b $r"
+}
+browse_results() {
+  local n=$1 what pb pr fb fr
+  for what in browse browse2; do
+    read -r pb pr <<< "${fig[parts,$n,$what]}"; read -r fb fr <<< "${fig[flat,$n,$what]}"
+    printf 'RESULT\tcatalog %s: %s bytes\t%s\tB\t%s\t%s\t-\n' "$n" "$what" "$pb" "$fb" "$(ratio "$pb" "$fb")"
+    printf 'RESULT\tcatalog %s: %s requests\t%s\trequests\t%s\t%s\t-\n' "$n" "$what" "$pr" "$fr" "$(ratio "$pr" "$fr")"
+  done
+  for what in browse_first browse_s browse_rss; do
+    printf 'RESULT\tcatalog %s: %s (%s lines; flat %s)\t%s\t%s\t%s\t%s\t%s\n' "$n" "$what" "${fig[parts,$n,browse_rows]}" "${fig[flat,$n,browse_rows]}" \
+      "${fig[parts,$n,$what]}" "$([ "$what" = browse_rss ] && echo KB || echo s)" "${fig[flat,$n,$what]}" \
+      "$(ratio "${fig[parts,$n,$what]}" "${fig[flat,$n,$what]}")" "$([ "$what" = browse_first ] && echo "<=1" || echo -)"
+  done
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b + 0 > 0) printf "%.4f", a / b; else print "-" }'; }
 declare -A fig
 for n in "${sizes[@]}"; do
   for mode in parts flat; do
@@ -78,27 +116,17 @@ for n in "${sizes[@]}"; do
     l=$(lines); corpus sync; read -r b r <<< "$(since "$l")"; fig[$mode,$n,change1]="$b $r"; fig[$mode,$n,rss]=$rss_kb
     "$bin/corpus-bench" catalog-tree --out "$tree" --count "$n" --change 100 "${flag[@]}" > /dev/null
     l=$(lines); corpus sync; read -r b r <<< "$(since "$l")"; fig[$mode,$n,change100]="$b $r"
-    # A first `corpus catalog` from a new home (up to CATALOG_BENCH_BROWSE_MAX entries: with
-    # parts it still reads every leaf, one request each; listing parts are not there yet).
-    fig[$mode,$n,catalog]="- -"; fig[$mode,$n,catalog_s]=-; fig[$mode,$n,catalog_rows]=-
-    if [ "$n" -le "${CATALOG_BENCH_BROWSE_MAX:-1000}" ]; then
-      home=$(mktemp -d "$work/home-XXXXXX")
-      corpus remote add main "http://127.0.0.1:$port" --trust "$tree/keys/root.pub"
-      l=$(lines); t0=$(date +%s.%N); CORPUS_CATALOG_DEADLINE=600 corpus catalog; t1=$(date +%s.%N)
-      read -r b r <<< "$(since "$l")"; fig[$mode,$n,catalog]="$b $r"; fig[$mode,$n,catalog_s]=$(echo "$t1 - $t0" | bc)
-      fig[$mode,$n,catalog_rows]=$(grep -c . "$work/corpus.out" || true)
-    fi
+    [ "$n" -le "${CATALOG_BENCH_LISTING_MAX:-100000}" ] && browse_figures "$mode" "$n"
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
   done
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b + 0 > 0) printf "%.4f", a / b; else print "-" }'; }
-  for what in noop change1 change100 install catalog; do
+  [ "$n" -le "${CATALOG_BENCH_LISTING_MAX:-100000}" ] && browse_results "$n"
+  for what in noop change1 change100 install; do
     read -r pb pr <<< "${fig[parts,$n,$what]}"; read -r fb fr <<< "${fig[flat,$n,$what]}"
     goal=-; [ "$what" = noop ] && goal="<=1024"; [ "$what" = change1 ] && goal="<=16384"
     printf 'RESULT\tcatalog %s: %s bytes\t%s\tB\t%s\t%s\t%s\n' "$n" "$what" "$pb" "$fb" "$(ratio "$pb" "$fb")" "$goal"
     printf 'RESULT\tcatalog %s: %s requests\t%s\trequests\t%s\t%s\t-\n' "$n" "$what" "$pr" "$fr" "$(ratio "$pr" "$fr")"
   done
   printf 'RESULT\tcatalog %s: client peak RSS (sync after one change)\t%s\tKB\t%s\t%s\t-\n' "$n" "${fig[parts,$n,rss]}" "${fig[flat,$n,rss]}" "$(ratio "${fig[parts,$n,rss]}" "${fig[flat,$n,rss]}")"
-  printf 'RESULT\tcatalog %s: first corpus catalog seconds (%s rows; flat %s)\t%s\ts\t%s\t%s\t-\n' "$n" "${fig[parts,$n,catalog_rows]}" "${fig[flat,$n,catalog_rows]}" "${fig[parts,$n,catalog_s]}" "${fig[flat,$n,catalog_s]}" "$(ratio "${fig[parts,$n,catalog_s]}" "${fig[flat,$n,catalog_s]}")"
   printf 'RESULT\tcatalog %s: catalog write after one change\t%s\ts\t%s\t%s\t-\n' "$n" "${fig[parts,$n,publish1]}" "${fig[flat,$n,publish1]}" "$(ratio "${fig[parts,$n,publish1]}" "${fig[flat,$n,publish1]}")"
 done
 first=${sizes[0]}; last=${sizes[${#sizes[@]}-1]}

@@ -52,6 +52,12 @@ public final class Console: @unchecked Sendable {
         write(JSONOutput.string(value) + "\n", to: STDOUT_FILENO)
     }
 
+    /// Writes a piece of one JSON document on stdout, exact: a result streamed as it is read
+    /// (`catalog --json`), whose pieces together are what `emit` would print.
+    public func emitFragment(_ json: String) {
+        write(json, to: STDOUT_FILENO)
+    }
+
     /// Prints one JSON line on stderr (a progress event).
     public func emitLine<T: Encodable>(_ value: T) {
         write(JSONOutput.string(value) + "\n", to: STDERR_FILENO)

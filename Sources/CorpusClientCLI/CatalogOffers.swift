@@ -15,8 +15,17 @@ extension CorpusClient.CatalogRefresh {
 extension ClientCommand {
     /// Refreshes catalogs; a refusal stops the command, a network failure falls back to what was accepted.
     /// In offline mode nothing is sent and each catalog's age is said.
-    func refreshedOffers() async throws -> [OfferedCorpus] {
-        for r in try await client.refreshCatalogs() {
+    ///
+    /// - Parameter wanted: the ids whose entries matter (`show ID`); nil: every entry.
+    func refreshedOffers(wanted: Set<String>? = nil) async throws -> [OfferedCorpus] {
+        try await refreshCatalogsOrSay(wanted: wanted)
+        return try client.offered()
+    }
+
+    /// The refresh `refreshedOffers` makes, saying what it falls back to; `browsing` for `catalog`
+    /// (`CorpusClient.refreshCatalogs(browsing:)`).
+    func refreshCatalogsOrSay(browsing: Bool = false, wanted: Set<String>? = nil) async throws {
+        for r in try await client.refreshCatalogs(browsing: browsing, wanted: wanted) {
             if let note = r.rootsPendingNote { console.err(note) }
             if case let .failure(e) = r.result {
                 if case .offline = e {
@@ -30,7 +39,6 @@ extension ClientCommand {
                 throw e
             }
         }
-        return try client.offered()
     }
 
     /// `catalog NAME version V, fetched 2 h 5 min ago (signed T)`: how old the catalog this home
@@ -99,22 +107,26 @@ struct CatalogRow: Encodable, Sendable {
 
     /// `installed`: the version of it this home has, if any.
     init(_ o: OfferedCorpus, installed: CorpusVersion?, locked: Bool) {
-        id = o.entry.id
-        version = o.entry.version.description
-        title = o.entry.title
-        description = o.entry.description
-        size = o.entry.bundle.size
-        access = o.entry.access.rawValue
-        language = o.entry.language
-        license = o.entry.license
-        catalog = o.remote
-        bundled = o.entry.bundled
-        documents = o.entry.documents
-        passages = o.entry.passages
+        self.init(remote: o.remote, ListingRow(o.entry), installed: installed, locked: locked)
+    }
+
+    init(remote: String, _ r: ListingRow, installed: CorpusVersion?, locked: Bool) {
+        id = r.id
+        version = r.version.description
+        title = r.title
+        description = r.description
+        size = r.size
+        access = r.access.rawValue
+        language = r.language
+        license = r.license
+        catalog = remote
+        bundled = r.bundled
+        documents = r.documents
+        passages = r.passages
         self.installed = installed != nil
         self.locked = locked
-        updateAvailable = installed.map { $0 < o.entry.version } ?? false
-        tier = o.entry.tier
+        updateAvailable = installed.map { $0 < r.version } ?? false
+        tier = r.tier
         installedVersion = installed?.description
     }
 }

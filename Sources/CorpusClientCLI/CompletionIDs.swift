@@ -39,6 +39,13 @@ enum CompletionIDs {
         for remote in remotes where Identifier.isValid(remote) {
             guard let accepted = try? state.accepted(remote) else { continue }
             ids.formUnion(accepted.catalog.corpora.map(\.id))
+            // A listing held whole (`corpus catalog` read it) names every id; its parts are read one at a time.
+            let cache = ListingCache(home: home, remote: remote)
+            guard let listing = accepted.catalog.listing, let parts = cache.complete(listing) else { continue }
+            for part in parts {
+                guard let stored = cache.stored(part.part), let rows = try? ListingDocument.rows(stored: stored, ref: part) else { continue }
+                ids.formUnion(rows.map(\.id))
+            }
         }
         return ids.sorted()
     }

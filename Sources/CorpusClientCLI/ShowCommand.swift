@@ -12,7 +12,10 @@ struct ShowCommand: ClientCommand {
     let context: ClientContext
 
     func run() async throws -> Int32 {
-        let offers = try await refreshedOffers()
+        // Only the entries of that id (in every catalog, for an ambiguous name) are read from a
+        // catalog's parts: a listing read by `catalog` does not hold what `show` prints.
+        let id = String(cmd.positionals[0].split(separator: "/").last ?? "")
+        let offers = try await refreshedOffers(wanted: [String(id.split(separator: "@").first ?? "")])
         let planner = SyncPlanner(offered: offers, installed: client.installed().map(\.record.asRecord), importLimit: nil)
         let offer: OfferedCorpus
         switch planner.resolveOffer(cmd.positionals[0]) {

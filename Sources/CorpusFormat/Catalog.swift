@@ -126,6 +126,9 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// Format 2 (a top document, `catalogs/<N>.top.json`) only: the trie of parts that holds the
     /// entries; `corpora` is then empty as signed, and a client fills it with the entries it read.
     public var parts: CatalogParts?
+    /// Top documents only, when the publisher wrote one: the listing parts `corpus catalog` browses
+    /// (docs/format.md "Listing parts"). Absent from top documents written before listings existed.
+    public var listing: CatalogListing?
 
     /// The format of a top document: the catalog's fields without its entries, which live in parts.
     public static let topFormat = 2
@@ -135,7 +138,7 @@ public struct Catalog: Codable, Hashable, Sendable {
     public var gate: String?
 
     enum CodingKeys: String, CodingKey {
-        case format, id, title, version, issued, expires, corpora, embedders, parts, gate
+        case format, id, title, version, issued, expires, corpora, embedders, parts, listing, gate
         case rootVersion = "root_version"
     }
 
@@ -169,6 +172,9 @@ public struct Catalog: Codable, Hashable, Sendable {
         // A top document names its entries only through its parts; a flat catalog has no parts.
         guard (c.format == topFormat) == (c.parts != nil), c.format == currentFormat || c.corpora.isEmpty else {
             throw FormatError.malformed(what: "catalog", reason: "format \(c.format) with\(c.parts == nil ? "out" : "") parts and \(c.corpora.count) entries")
+        }
+        if let listing = c.listing, c.parts == nil || listing.count != c.parts?.count {
+            throw FormatError.malformed(what: "catalog", reason: "a listing of \(listing.count) rows for \(c.parts?.count ?? 0) entries")
         }
         if let parts = c.parts, !CatalogParts.depthRange.contains(parts.depth) || parts.count < 0 {
             throw FormatError.malformed(what: "catalog", reason: "parts of depth \(parts.depth) and count \(parts.count)")
@@ -204,11 +210,12 @@ public struct Catalog: Codable, Hashable, Sendable {
 
     /// The top document of this catalog: the same fields, the entries replaced by `parts`. Its
     /// canonical bytes are the one document signed per catalog version for clients that read parts.
-    public func topDocument(parts: CatalogParts) -> Catalog {
+    public func topDocument(parts: CatalogParts, listing: CatalogListing? = nil) -> Catalog {
         var top = self
         top.format = Self.topFormat
         top.corpora = []
         top.parts = parts
+        top.listing = listing
         return top
     }
 }

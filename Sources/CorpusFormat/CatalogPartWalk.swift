@@ -23,7 +23,8 @@ public struct CatalogPartWalk: Sendable {
         self.parts = parts
         self.ids = ids
         self.keys = ids.map { $0.map(CatalogPart.key(of:)) }
-        self.stack = [(parts.root, "")]
+        // No id asked for: nothing to read, not even the root (`corpus catalog` with nothing installed).
+        self.stack = ids?.isEmpty == true ? [] : [(parts.root, "")]
     }
 
     /// The part to provide next, nil when the walk is done.

@@ -45,6 +45,8 @@ public struct HomeLayout: Sendable, Hashable {
     public func fetchState(_ remote: String) -> String { "\(state(remote))/fetch.json" }
     /// The catalog parts a client read for `remote`'s accepted top document, by their tree names' last segment.
     public func acceptedParts(_ remote: String) -> String { "\(state(remote))/parts" }
+    /// The listing parts (and listing index) a client read for `remote`'s catalog, by the same names.
+    public func acceptedListing(_ remote: String) -> String { "\(state(remote))/listing" }
     /// The freshness document accepted last, and its signature (docs/layout.md).
     public func acceptedTimestamp(_ remote: String) -> String { "\(state(remote))/\(TreeLayout.timestamp)" }
     public func acceptedTimestampSignature(_ remote: String) -> String { acceptedTimestamp(remote) + TreeLayout.signatureSuffix }

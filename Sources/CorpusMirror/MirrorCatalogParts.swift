@@ -5,7 +5,8 @@ import CorpusSync
 /// The upstream's top document and catalog parts (docs/format.md "Catalog parts"), verified, with
 /// only the parts the mirror does not hold yet: a run after one corpus changed fetches the
 /// changed path, as a client does, and every part it keeps is checked against the signed top
-/// document (through the node above it) before it is written.
+/// document (through the node above it) before it is written; so is every listing part (through
+/// the listing index).
 struct MirrorCatalogParts: Sendable {
     var topPath: String
     var top: Data
@@ -34,6 +35,20 @@ struct MirrorCatalogParts: Sendable {
                 fetched[next] = stored
             }
             do { try walk.provide(stored) } catch let e as FormatError { throw SyncError.from(e) }
+        }
+        // The listing parts `corpus catalog` reads, each checked against the index the top document names.
+        if let listing = catalog.listing {
+            func held(_ ref: PartRef) async throws -> Data {
+                if let have = FileManager.default.contents(atPath: mirror.path(ref.path)), SHA256.digest(have) == ref.digest { return have }
+                let stored = try await upstream.get(ref.path, cap: min(ref.size, CatalogPart.maxStoredBytes))
+                fetched[ref] = stored
+                return stored
+            }
+            do {
+                for part in try ListingDocument.index(stored: try await held(listing.index), ref: listing.index) {
+                    _ = try ListingDocument.rows(stored: try await held(part.part), ref: part)
+                }
+            } catch let e as FormatError { throw SyncError.from(e) }
         }
         return MirrorCatalogParts(topPath: ref.path, top: top, signature: signature, fetched: fetched)
     }

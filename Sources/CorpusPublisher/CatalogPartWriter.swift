@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Parts are named by their stored bytes, so a part whose entries did not change keeps its name
 /// and is not written again: republishing after one corpus changed writes the leaf that holds it
-/// and the nodes above it, `depth + 1` parts, whatever the catalog's size.
+/// and the nodes above it, `depth + 1` parts, whatever the catalog's size, and the listing part
+/// that holds it with the listing index (`ListingPartition`).
 public enum CatalogPartWriter {
     public struct Written {
         /// The top document.
@@ -20,15 +21,18 @@ public enum CatalogPartWriter {
 
     public static func write(_ catalog: Catalog, key: SecretKey, tree: String) throws -> Written {
         let built = try CatalogPartition.build(catalog.corpora)
+        // The listing `corpus catalog` browses: parts of the same kind of name, in the same folder,
+        // so servers, mirrors and the object-store upload carry them as they carry the trie's.
+        let listing = try ListingPartition.build(catalog.corpora)
         try FileIO.createDirectory("\(tree)/parts")
         var written: [String] = []
-        for (ref, bytes) in built.stored.sorted(by: { $0.key.digest.hex < $1.key.digest.hex }) {
+        for (ref, bytes) in built.stored.merging(listing.stored, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key.digest.hex < $1.key.digest.hex }) {
             let path = "\(tree)/\(ref.path)"
             if FileIO.fileSize(path) == ref.size { continue }
             try FileIO.writeAtomically(bytes, to: path)
             written.append(ref.path)
         }
-        let top = catalog.topDocument(parts: built.parts)
+        let top = catalog.topDocument(parts: built.parts, listing: listing.listing)
         let bytes = try top.canonicalBytes()
         let signature = try key.sign(bytes, trustedComment: top.trustedComment,
                                      untrustedComment: "top document of catalog \(top.id) version \(top.version), key \(key.keyID)")

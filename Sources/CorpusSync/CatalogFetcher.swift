@@ -26,6 +26,10 @@ public struct CatalogFetcher: Sendable {
     /// every entry (a listing of the whole catalog, `corpus catalog`), read once and afterwards
     /// only where parts changed.
     public var wanted: Set<String>? = nil
+    /// `corpus catalog`: when the top document names a listing (docs/format.md "Listing parts"),
+    /// read the listing parts this home lacks and, of the trie, only the paths to the installed
+    /// and `wanted` entries; a top document without a listing is read whole as before.
+    public var browsing = false
 
     public static let maxPointerBytes: Int64 = 64 * 1024
     public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024
@@ -77,6 +81,8 @@ public struct CatalogFetcher: Sendable {
         var log: LogState.Accepted? = nil
         /// Catalog parts read from the network for an accepted top document, to keep in the cache.
         var parts: [PartRef: Data] = [:]
+        /// Listing parts fetched for `corpus catalog`, staged until this refresh is committed.
+        var listing: StagedListing? = nil
 
         /// Writes the accepted root links, freshness document, catalog and conditional-request
         /// state, each atomically.
@@ -85,6 +91,8 @@ public struct CatalogFetcher: Sendable {
             if let timestamp { try CatalogState(home: home).persist(timestamp, remote: remote.name) }
             // Parts before the top document that names them: a crash in between leaves spare parts.
             if !parts.isEmpty { try CatalogState(home: home).persist(parts: parts, remote: remote.name) }
+            let listingCache = ListingCache(home: home, remote: remote.name)
+            if let listing { try listing.commit(into: listingCache) }
             if let accepted { try CatalogState(home: home).persist(accepted, remote: remote.name) }
             let logState = LogState(home: home)
             if let log { try logState.persist(log, remote: remote.name) }
@@ -94,6 +102,9 @@ public struct CatalogFetcher: Sendable {
                 try logState.keepWithInstalled(kept, catalog: update.catalog, remote: remote.name)
             }
             if accepted?.catalog.parts != nil { CatalogState(home: home).pruneParts(remote: remote.name) }
+            // Only a refresh that read the listing prunes it: a sync leaves the listing of an older
+            // version in place, so the next `corpus catalog` fetches only the parts that changed.
+            if listing != nil, let current = update.catalog.listing { listingCache.prune(keeping: current) }
             if let fetch { try CatalogState(home: home).persist(fetch, remote: remote.name) }
         }
     }
@@ -149,7 +160,7 @@ public struct CatalogFetcher: Sendable {
         // forever cannot freeze the client past it). The root chain is walked whenever the
         // timestamp changed, which every publish and every `corpusd timestamp` run makes it do.
         let stampURL = source.url(for: TreeLayout.timestamp)
-        let response = try await conditionalGet(stampURL, remote: remote, when: stamp != nil && accepted != nil && holdsWanted(accepted), cap: Self.maxTimestampBytes)
+        let response = try await conditionalGet(stampURL, remote: remote, when: stamp != nil && accepted != nil && holdsWanted(accepted, remote: remote), cap: Self.maxTimestampBytes)
         if response?.head.status == 304, let stamp, let accepted {
             if let expiry = stamp.document.expiryDate, expiry <= now() { throw SyncError.timestampExpired(at: stamp.document.expires) }
             if let expiry = accepted.catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: accepted.catalog.expires) }

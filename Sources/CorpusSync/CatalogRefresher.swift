@@ -11,7 +11,7 @@ import Foundation
 struct CatalogRefresher: Sendable {
     let home: HomeLayout
     let remotes: [Remote]
-    let fetcher: CatalogFetcher
+    var fetcher: CatalogFetcher
 
     /// The refresher of `remotes` (refused as not found when there are none) on `http`, with the
     /// client's retries and catalog deadline.

@@ -12,7 +12,6 @@ extension CatalogFetcher {
     func refreshByTop(_ top: TimestampDocument.TopRef, remote: Remote, source: Source, root: TrustedRoot, expectedID: String,
                       accepted: AcceptedCatalog?, floor: AcceptedCatalog?, walk: RootChainWalk.Walk, fetch: FetchState?,
                       stamp: AcceptedTimestamp?) async throws -> Pending {
-        let ids = wantedIDs(remote)
         var verdict: CatalogVerifier.Verdict
         let bytes: Data
         let signature: Data
@@ -43,7 +42,9 @@ extension CatalogFetcher {
         var catalog = verdict.catalog
         guard let parts = catalog.parts else { throw SyncError.malformed(what: top.path, reason: "a top document without parts") }
 
-        // The parts on the paths to the wanted entries, from the cache or the source.
+        // The parts on the paths to the wanted entries, from the cache or the source. A listing
+        // makes browsing one more reader of those paths; without one, browsing reads every entry.
+        let ids = browsing && catalog.listing == nil ? nil : wantedIDs(remote)
         let cache = CatalogState(home: home)
         var partWalk = CatalogPartWalk(parts: parts, ids: ids)
         var fetched: [PartRef: Data] = [:]
@@ -86,13 +87,58 @@ extension CatalogFetcher {
         var p = pending(remote, verdict, bytes: bytes, signature: signature, previous: accepted, root: root, walk: walk, fetch: fetch)
         p.timestamp = stamp
         p.parts = fetched
+        if browsing, let listing = catalog.listing { p.listing = try await fetchListing(listing, remote: remote, source: source) }
         return p
+    }
+
+    /// The listing index and the listing parts this home does not hold, each checked against its
+    /// reference (the index's: the signed top document's) before it is staged; nil when the home
+    /// holds them all. One part in memory at a time.
+    private func fetchListing(_ listing: CatalogListing, remote: Remote, source: Source) async throws -> StagedListing? {
+        let cache = ListingCache(home: home, remote: remote.name)
+        var staged: StagedListing?
+        func fetched(_ ref: PartRef) async throws -> Data {
+            do {
+                let body = try await client.get(HTTPRequest(url: source.url(for: ref.path), maxBodyBytes: min(ref.size, CatalogPart.maxStoredBytes))).body
+                return body
+            } catch TransportError.tooLarge {
+                throw SyncError.sizeExceeded(file: ref.path, limit: min(ref.size, CatalogPart.maxStoredBytes))
+            }
+        }
+        func stage(_ stored: Data, _ ref: PartRef) throws {
+            if staged == nil { staged = try StagedListing(home: home) }
+            try staged!.write(stored, for: ref)
+        }
+        do {
+            var indexBytes = cache.stored(listing.index)
+            let held = indexBytes.map { SHA256.digest($0) == listing.index.digest } ?? false
+            if !held { indexBytes = try await fetched(listing.index) }
+            let parts = try ListingDocument.index(stored: indexBytes!, ref: listing.index)
+            if !held { try stage(indexBytes!, listing.index) }
+            for part in parts where !cache.holds(part.part) {
+                let stored = try await fetched(part.part)
+                // The rows are decoded when they are listed; here the bytes must be the ones the index names.
+                guard Int64(stored.count) == part.part.size else {
+                    throw SyncError.sizeMismatch(file: part.part.path, expected: part.part.size, actual: Int64(stored.count))
+                }
+                let digest = SHA256.digest(stored)
+                guard digest == part.part.digest else { throw SyncError.hashMismatch(file: part.part.path, expected: part.part.digest.hex, actual: digest.hex) }
+                try stage(stored, part.part)
+            }
+        } catch let e as FormatError {
+            throw SyncError.from(e)
+        }
+        return staged
     }
 
     /// True when every id asked for has its entry among the accepted catalog's (read from the
     /// cached parts) or the catalog is flat: a 304 for the timestamp may then end the refresh.
-    func holdsWanted(_ accepted: AcceptedCatalog?) -> Bool {
+    func holdsWanted(_ accepted: AcceptedCatalog?, remote: Remote) -> Bool {
         guard let accepted, let parts = accepted.catalog.parts else { return true }
+        if browsing {
+            guard let listing = accepted.catalog.listing else { return accepted.catalog.corpora.count == parts.count }
+            return ListingCache(home: home, remote: remote.name).complete(listing) != nil
+        }
         guard let wanted else { return accepted.catalog.corpora.count == parts.count }
         let held = Set(accepted.catalog.corpora.map(\.id))
         return wanted.allSatisfy { held.contains($0) }
@@ -101,7 +147,7 @@ extension CatalogFetcher {
     /// The corpus ids whose entries this refresh reads: installed from `remote`, and asked for;
     /// nil for every entry.
     private func wantedIDs(_ remote: Remote) -> Set<String>? {
-        guard var ids = wanted else { return nil }
+        guard var ids = wanted ?? (browsing ? [] : nil) else { return nil }
         for (name, id) in home.installedCorpora() where name == remote.name { ids.insert(id) }
         return ids
     }

@@ -34,21 +34,28 @@ public struct ChannelSelection: Sendable {
         public var heldBack: [CatalogEntry]
     }
 
-    public func follows(_ entry: CatalogEntry) -> Bool {
+    public func follows(_ entry: some ChannelCandidate) -> Bool {
         entry.channelName == ChannelRules.defaultChannel || entry.channelName == channel
     }
 
     /// True when this client may have `entry` now.
-    public func allows(_ entry: CatalogEntry) -> Bool {
+    public func allows(_ entry: some ChannelCandidate) -> Bool {
         guard let rollout = entry.rollout, waitsForRollout else { return true }
         guard let installID else { return false }
         return rollout.offers(bucket: RolloutBucket(installID: installID, corpusID: entry.id).value, at: now)
     }
 
     public func choose(_ entries: [CatalogEntry]) -> Choice {
-        var best: [String: CatalogEntry] = [:]
+        let (offered, heldBack) = pick(entries)
+        return Choice(offered: offered, heldBack: heldBack)
+    }
+
+    /// The offered entry of each id in order of first appearance, and the held-back ones: `choose`
+    /// for catalog entries and for listing rows alike.
+    public func pick<E: ChannelCandidate>(_ entries: [E]) -> (offered: [E], heldBack: [E]) {
+        var best: [String: E] = [:]
         var order: [String] = []
-        var heldBack: [CatalogEntry] = []
+        var heldBack: [E] = []
         for e in entries where follows(e) {
             guard allows(e) else { heldBack.append(e); continue }
             if let have = best[e.id] {
@@ -58,9 +65,20 @@ public struct ChannelSelection: Sendable {
                 order.append(e.id)
             }
         }
-        return Choice(offered: order.map { best[$0]! }, heldBack: heldBack)
+        return (order.map { best[$0]! }, heldBack)
     }
 }
+
+/// What picks the version a client is offered: a catalog entry, or a listing row of it.
+public protocol ChannelCandidate {
+    var id: String { get }
+    var version: CorpusVersion { get }
+    var channelName: String { get }
+    var rollout: Rollout? { get }
+}
+
+extension CatalogEntry: ChannelCandidate {}
+extension ListingRow: ChannelCandidate {}
 
 /// What a client's catalogs offer it: the chosen entry of each corpus, and those held back.
 public struct CatalogOffers: Sendable {

@@ -59,10 +59,17 @@ public struct CorpusClient: Sendable {
     /// Refreshes and persists every remote's catalog (one conditional request each when nothing
     /// changed). In offline mode nothing is sent: each remote's result is `SyncError.offline`, and
     /// the catalog accepted earlier (`acceptedCatalogAge`) is what is offered.
-    public func refreshCatalogs() async throws -> [CatalogRefresh] {
+    ///
+    /// `browsing` (`corpus catalog`): a catalog with listing parts is refreshed as `forEachOffered`
+    /// reads it, its listing and only the installed entries of its trie (`CatalogFetcher.browsing`).
+    /// `wanted`: ids whose entries are read beyond the installed ones (`show ID`), nil for all.
+    public func refreshCatalogs(browsing: Bool = false, wanted: Set<String>? = nil) async throws -> [CatalogRefresh] {
         let remotes = try RemoteRegistry.required(config().remotes)
         if offline { return remotes.map { .init(remote: $0, result: .failure(.offline(action: "refreshing catalog \($0.name)"))) } }
-        return try await CatalogRefresher(self, remotes: remotes, http: HTTPClient(configuration: httpConfiguration)).refreshAll()
+        var refresher = try CatalogRefresher(self, remotes: remotes, http: HTTPClient(configuration: httpConfiguration))
+        refresher.fetcher.browsing = browsing
+        refresher.fetcher.wanted = wanted
+        return try await refresher.refreshAll()
     }
 
     /// What the accepted catalogs offer this client (its channels, its rollout buckets), without network.

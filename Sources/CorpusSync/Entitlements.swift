@@ -33,11 +33,16 @@ extension CorpusClient {
     /// True unless the token's claims cover an entitled corpus (free ones are never locked). It
     /// follows the server's rule: where the catalog id is known, the token must name it in `aud`.
     public func isLocked(_ offer: OfferedCorpus, catalogID: String?) -> Bool {
-        guard offer.entry.access == .entitled else { return false }
+        isLocked(id: offer.entry.id, access: offer.entry.access, tier: offer.entry.tier, catalogID: catalogID)
+    }
+
+    /// `isLocked` for a corpus known by its listing row's fields.
+    public func isLocked(id: String, access: Access, tier: String?, catalogID: String?) -> Bool {
+        guard access == .entitled else { return false }
         guard let claims else { return true }
         if let catalogID, !claims.audience.contains(catalogID) { return true }
         if claims.expiresAt < Date() { return true }
-        return !claims.covers(corpus: offer.entry.id, tier: offer.entry.tier)
+        return !claims.covers(corpus: id, tier: tier)
     }
 
     /// The import limit in force: the lower of the token's claim and the configured one.

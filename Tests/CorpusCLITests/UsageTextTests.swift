@@ -32,7 +32,7 @@ import CorpusCLIKit
 
     static let lines: [UsageLine] = [
         UsageLine(parser: ClientProgram.parser, command: ["remote", "add"], usage: "NAME URL [--mirror URL]... [--storage ORIGIN]... --trust ROOT.json|PUB [--witness PUB]... [--witness-threshold K] [--channel NAME]"),
-        UsageLine(parser: ClientProgram.parser, command: ["catalog"], usage: "[QUERY] [--language L] [--access free|entitled]"),
+        UsageLine(parser: ClientProgram.parser, command: ["catalog"], usage: "[QUERY] [--language L] [--access free|entitled] [--offset N] [--limit N]"),
         UsageLine(parser: ClientProgram.parser, command: ["install"], usage: "ID[@VERSION]... [--now]"),
         UsageLine(parser: ClientProgram.parser, command: ["import"], usage: "FILE.corpus.zip [--trust PUB]..."),
         UsageLine(parser: ClientProgram.parser, command: ["sync"], usage: "[--wanted FILE] [--prune] [--channel NAME]"),

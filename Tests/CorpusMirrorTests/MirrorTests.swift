@@ -91,6 +91,33 @@ import CorpusTestSupport
         #expect(bytes(download.path) == bytes("\(fixture.tree)/\(tides.bundle.path)"))
     }
 
+    /// The listing parts `corpus catalog` reads (docs/format.md "Listing parts") come with the top
+    /// document, byte for byte, and a client browsing the mirror then holds the whole listing.
+    @Test func mirrorCarriesTheListingParts() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        let upstream = try Upstream(fixture.tree)
+        let work = TempDirectory("mirror-out")
+        let out = work.url("mirror")
+        _ = try await updater(upstream.url, out, trust: fixture.rootPub).run()
+        let top = try Catalog.decode(try #require(bytes("\(fixture.tree)/\(TreeLayout.topPath(version: 1))")))
+        let listing = try #require(top.listing)
+        let parts = try ListingDocument.index(stored: try #require(bytes("\(fixture.tree)/\(listing.index.path)")), ref: listing.index)
+        for ref in [listing.index] + parts.map(\.part) {
+            #expect(bytes("\(out)/\(ref.path)") != nil && bytes("\(out)/\(ref.path)") == bytes("\(fixture.tree)/\(ref.path)"), "\(ref.path)")
+        }
+
+        let served = try Upstream(out)
+        let home = HomeLayout(root: TempDirectory("mirror-browser").path)
+        try home.createFolders()
+        let remote = try Remote(name: "main", url: served.url, rootKey: try PublicKey(contentsOf: fixture.rootPub))
+        var fetcher = CatalogFetcher(home: home, client: try HTTPClient(), retry: Self.noWait)
+        fetcher.deadline = nil
+        fetcher.browsing = true
+        _ = try await fetcher.refresh(remote)
+        #expect(ListingCache(home: home, remote: "main").complete(listing) == parts)
+    }
+
     /// A corpus built with all-MiniLM-L6-v2 needs its model: the mirror carries the signed artifact
     /// too (verified like a bundle), so a client of the mirror never needs the origin for it.
     @Test(.enabled(if: MirrorTreeFixture.modelAvailable, "models/all-MiniLM-L6-v2 is absent: run scripts/fetch-model.sh (make test does)"))

@@ -36,6 +36,8 @@ import CorpusTestSupport
         let fixture = try Self.twoCatalogs()
         let client = fixture.client
         _ = try client.run(["catalog"])   // both catalogs accepted, so the refusals below change nothing
+        // `catalog` reads the listing parts; the entries `show` and `install` read come from the trie.
+        _ = try client.run(["show", "main/tides"])
         try Self.expectMistake(client, ["show", "tides"], code: "ambiguous-name",
                                message: "corpus name tides is ambiguous: it names main/tides and other/tides", hint: Self.ambiguousHint)
         try Self.expectMistake(client, ["install", "tides"], code: "ambiguous-name",
