@@ -88,6 +88,30 @@ import CorpusTestSupport
         #expect(!FileManager.default.fileExists(atPath: client.homeDir.url("forks")))
     }
 
+    @Test func aMirrorServingTheCosignedCheckpointIsUsedWhenTheOriginIsStillInTheWindow() throws {
+        let key = try publisher.keygen("catalog"), witness = try publisher.keygen("witness")
+        let state = work.url("witness")
+        try publish("one", version: 1, key: key)
+        try publish("two", version: 2, key: key)
+        // The origin still serves version 2 as published; the mirror already has it cosigned.
+        let window = work.url("window")
+        #expect(try ProcessRunner.run("/bin/cp", ["-a", publisher.publicDir, window], timeout: 30).status == 0)
+        let mirror = try publisher.serve()
+        defer { mirror.stop() }
+        try witnessAndCosign(mirror.url, witness: witness, key: key, state: state)
+        let origin = try publisher.serve(tree: window)
+        defer { origin.stop() }
+
+        let client = IntegrationClient("window-mirror")
+        try client.must(["remote", "add", "main", origin.url, "--mirror", mirror.url, "--trust", key.pub, "--witness", "\(state)/witness.vkey"])
+        let r = try client.json(["catalog"])
+        #expect(r.status == 0, "\(r.result.stdout) \(r.result.stderr)")
+        #expect((r.object["corpora"] as? [[String: Any]])?.first?["version"] as? String == "2", "\(r.result.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: client.homeDir.url("state/main/checkpoint")))
+                == Data(contentsOf: URL(fileURLWithPath: "\(publisher.publicDir)/log/checkpoint")))
+        #expect(!FileManager.default.fileExists(atPath: client.homeDir.url("forks")), "nothing kept as fork evidence")
+    }
+
     @Test func aForkIsStillAForkWithEvidenceWhenWitnessesAreRequired() throws {
         let key = try publisher.keygen("catalog"), witness = try publisher.keygen("witness")
         let state = work.url("witness")
