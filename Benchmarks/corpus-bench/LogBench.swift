@@ -3,8 +3,8 @@ import CorpusPublisher
 import CorpusSync
 import Foundation
 
-/// `corpus-bench log`: what one refresh costs a client in transparency-log traffic, at 10, 10,000
-/// and 1,000,000 leaves. Each log is generated with `TransparencyLogWriter` (N leaves, then what
+/// `corpus-bench log`: what one refresh costs a client in transparency-log traffic, at 10, 10,000,
+/// 1,000,000 and 1,048,574 leaves (the worst right edge near a million). Each log is generated with `TransparencyLogWriter` (N leaves, then what
 /// one refresh finds new), served by `corpusd serve`, and checked the way a refresh checks it
 /// (`RemoteLog`, `LogRefreshProofs`): the client holds checkpoint N and accepts the newest leaf,
 /// fetching the checkpoint and the tiles the consistency and inclusion proofs read, over HTTP.
@@ -18,7 +18,9 @@ enum LogBench {
         let work = options.folder("--work", default: ".bench/log")
         let runs = options.int("--runs", default: 7)
         let bin = options.value("--bin") ?? BenchProcess.productsDirectory
-        let sizes = (options.value("--sizes") ?? "10,10000,1000000").split(separator: ",").compactMap { UInt64($0) }
+        // 1,048,574: the worst right edge below 2^24 leaves (the new size 2^20 - 1 fills the partial
+        // tiles of levels 0 and 1 and makes the last leaf's proof as long as any).
+        let sizes = (options.value("--sizes") ?? "10,10000,1000000,1048574").split(separator: ",").compactMap { UInt64($0) }
         try options.refuseUnread()
         let key = try SecretKey(keyID: KeyID(bytes: Array(repeating: 7, count: 8)), seed: Array(repeating: 9, count: 32))
         let origin = TreeLog.origin(catalogID: "bench")

@@ -102,14 +102,10 @@ import CorpusTestSupport
         let fork = try a.json(["catalog"])
         #expect(fork.status == 3, "\(fork.result.stdout) \(fork.result.stderr)")
         #expect((fork.object["error"] as? [String: Any])?["code"] as? String == "log-fork", "\(fork.result.stdout)")
-        let added = Set(a.snapshot.entries.keys).subtracting(beforeFork.entries.keys)
-        let files = added.filter { a.snapshot.entries[$0] != "dir" }
-        #expect(files.count == 3 && added.allSatisfy { $0 == "forks" || $0.hasPrefix("forks/main-") }, "\(added)")
-        #expect(beforeFork.entries.allSatisfy { a.snapshot.entries[$0.key] == $0.value }, "nothing but the evidence changed")
-        let served = try #require(files.first { $0.hasSuffix("/served-checkpoint") })
-        let folder = a.homeDir.url(String(served.dropLast("/served-checkpoint".count)))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/accepted-checkpoint")) == held)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/served-checkpoint")) == Data(contentsOf: URL(fileURLWithPath: "\(m2)/log/checkpoint")))
+        let evidence = ForkEvidence(client: a, since: beforeFork)
+        #expect(evidence.isTheOnlyChange, "\(evidence.added)")
+        #expect(evidence.accepted == held)
+        #expect(try evidence.served == Data(contentsOf: URL(fileURLWithPath: "\(m2)/log/checkpoint")))
     }
 
     @Test func withoutWitnessesComparingCheckpointsShowsTheFork() throws {
