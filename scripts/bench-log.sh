@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Transparency-log benchmark: what one catalog refresh costs a client in log traffic when the log
-# grew by one leaf, at 10, 10,000 and 1,000,000 leaves (logs generated with the publisher's writer
-# and served by `corpusd serve`; the million-leaf log is kept under .bench/log between runs). Prints
+# grew by one leaf, and by one publish (two leaves: flat catalog and top document), at 10, 10,000,
+# 1,000,000 and 1,048,574 leaves (the worst right edge near a million; logs generated with the
+# publisher's writer and served by `corpusd serve`, kept under .bench/log between runs). Prints
 # the bytes fetched (checkpoint and tiles; goal <= 20 KB), the median time of the check (fetch and
 # verify) and of the verification alone, and the size of the inclusion proof a client keeps with a
 # corpus (goal < 1 KB).

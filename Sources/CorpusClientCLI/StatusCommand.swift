@@ -50,7 +50,8 @@ struct StatusCommand: ClientCommand {
         console.out("home: \(home.root)")
         if config.remotes.isEmpty { console.out("catalogs: none (corpus remote add NAME URL --trust KEY.pub)") }
         for c in catalogs {
-            let state = c.fresh ? "fresh" : (client.offline ? "not refreshed (offline mode)" : "unreachable: \(c.error ?? "")")
+            // Not only an outage: a refusal, or a log checkpoint not cosigned yet, also leaves the catalog as it was.
+            let state = c.fresh ? "fresh" : (client.offline ? "not refreshed (offline mode)" : "not refreshed: \(c.error ?? "")")
             console.out("catalog \(c.name): version \(c.version.map { "\($0)" } ?? "none"), expires \(c.expires ?? "-"), \(state)")
             if let t = c.timestampExpires { console.out("  timestamp expires \(t)") }
             if let w = c.warning { console.err("warning: catalog \(c.name): \(w)") }

@@ -19,6 +19,7 @@ enum MirrorErrors {
         case .rootNotTrusted: return "the upstream's new root is not signed by enough root keys; tell its publisher"
         case .unsupportedFormat: return "update corpusd to a release that reads this tree"
         case .logRefused: return "the upstream's log does not hold up; nothing changed; tell its publisher"
+        case .logNotCosigned: return "the upstream's newest checkpoint is not cosigned yet; nothing changed; run corpusd mirror again after its publisher ran corpusd cosign"
         case .logFork: return "the upstream signed a checkpoint that forks from one seen before; nothing changed; send the kept checkpoints to its publisher and witnesses"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict: return "check that --trust is the upstream's root public key"
         case .hashMismatch, .sizeExceeded, .sizeMismatch:

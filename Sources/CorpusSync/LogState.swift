@@ -65,9 +65,8 @@ public struct LogState: Sendable {
         }
     }
 
-    /// Keeps the two notes of a fork (or a checkpoint the witnesses did not cosign, with the one
-    /// accepted before, if any) as served, with where it came from; returns the folder.
-    func keepEvidence(remote: String, accepted: [UInt8]?, served: [UInt8], source: String, now: Date) throws -> String {
+    /// Keeps the two notes of a fork as served, with where it came from; returns the folder.
+    func keepEvidence(remote: String, accepted: [UInt8], served: [UInt8], source: String, now: Date) throws -> String {
         let stamp = Timestamp.format(now).replacingOccurrences(of: ":", with: "")
         var folder = "\(forks)/\(remote)-\(stamp)"
         var n = 1
@@ -76,7 +75,7 @@ public struct LogState: Sendable {
             folder = "\(forks)/\(remote)-\(stamp)-\(n)"
         }
         try FileIO.createDirectory(folder)
-        if let accepted { try FileIO.writeAtomically(Data(accepted), to: "\(folder)/accepted-checkpoint") }
+        try FileIO.writeAtomically(Data(accepted), to: "\(folder)/accepted-checkpoint")
         try FileIO.writeAtomically(Data(served), to: "\(folder)/served-checkpoint")
         try FileIO.writeAtomically(Data("served by \(source)\n".utf8), to: "\(folder)/source.txt")
         return folder

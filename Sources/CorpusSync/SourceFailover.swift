@@ -8,10 +8,13 @@ import Foundation
 ///   source after a backoff; any other one (a 404, another 4xx) moves to the next source;
 /// - a verification refusal (`SyncError` of category `.verification`) moves to the next source:
 ///   one source's tampering says nothing of the next;
+/// - a log checkpoint not cosigned yet (`SyncError.logNotCosigned`) moves to the next source, which
+///   may already serve the cosigned one;
 /// - cancellation, and any other error (a local failure), stops the loop at once.
 ///
 /// When every source failed, the error is, in this order: the first verification refusal (a
-/// tampered mirror behind a dead origin is tampering, not an outage: apt CVE-2018-0501); with
+/// tampered mirror behind a dead origin is tampering, not an outage: apt CVE-2018-0501); the first
+/// checkpoint not cosigned yet (a source answered, with nothing acceptable yet); with
 /// `originDecidesEntitlement`, the origin's 401 or 403; `notFound` when every source answered
 /// 404; else `network(after:last:)` with the last transport failure.
 public struct SourceFailover: Sendable {
@@ -70,6 +73,7 @@ public struct SourceFailover: Sendable {
     private struct Tally {
         var attempts = 0
         var firstRefusal: SyncError?
+        var notCosigned: SyncError?
         var lastTransport: TransportError?
         var allNotFound = true
         var originAuthStatus: Int?
@@ -98,6 +102,10 @@ public struct SourceFailover: Sendable {
             case let e as SyncError where e.category == .verification:
                 refused(e)
                 return false
+            case let e as SyncError where e.isNotCosigned:
+                allNotFound = false
+                if notCosigned == nil { notCosigned = e }
+                return false
             default:
                 throw error
             }
@@ -105,6 +113,7 @@ public struct SourceFailover: Sendable {
 
         func verdict(file: String, originDecidesEntitlement: Bool, anySource: Bool) -> SyncError {
             if let firstRefusal { return firstRefusal }
+            if let notCosigned { return notCosigned }
             if originDecidesEntitlement {
                 if originAuthStatus == 401 { return .entitlementRequired(file: file) }
                 if originAuthStatus == 403 { return .entitlementDenied(file: file) }

@@ -36,11 +36,16 @@ public enum SyncError: Error, Equatable, Sendable {
     /// The freshness document's version is below the one accepted before.
     case timestampRollback(from: Int, to: Int)
     /// The tree's transparency log does not hold up: missing where it is required, a bad
-    /// signature, too few witness cosignatures, a proof that fails, the catalog not in it.
+    /// signature, a witness's cosignature that does not verify, a proof that fails, the catalog not in it.
     case logRefused(reason: String)
     /// Two checkpoints signed by the log that no append-only log can both have signed: someone was
     /// shown another history. `evidence` is the folder keeping both notes as served.
     case logFork(reason: String, evidence: String)
+    /// The log's newest checkpoint holds up (signed by the log, consistent with the one accepted
+    /// before, the catalog in it) but carries `cosigned` of the `required` witness cosignatures:
+    /// published and not cosigned yet. Nothing acceptable yet, not an attack: the refresh keeps
+    /// what it accepted before, as when no source answers (exit 5).
+    case logNotCosigned(treeSize: UInt64, cosigned: Int, required: Int)
     /// A document of the tree is in a format newer than this client reads.
     case unsupportedFormat(what: String, reason: String)
     /// A signed or fetched document could not be used (fishy ids, bad JSON, bad paths).
@@ -125,7 +130,7 @@ public enum SyncError: Error, Equatable, Sendable {
              .rootNotTrusted, .rootExpired, .timestampExpired, .timestampMissing, .timestampRollback, .unsupportedFormat,
              .logRefused, .logFork:
             return .verification
-        case .network, .offline: return .network
+        case .network, .offline, .logNotCosigned: return .network
         case .notFound, .notInstalled, .wantedNotOffered: return .notFound
         case .entitlementRequired, .entitlementDenied, .importLimit: return .entitlement
         case .lockHeld: return .localIO
@@ -146,6 +151,7 @@ public enum SyncError: Error, Equatable, Sendable {
         case .unsupportedFormat: return "unsupported-format"
         case .logRefused: return "log"
         case .logFork: return "log-fork"
+        case .logNotCosigned: return "not-cosigned"
         case .hashMismatch, .sizeExceeded, .sizeMismatch: return "integrity"
         case .catalogMismatch, .malformed: return "unsafe-input"
         case .unsafePack: return "unsafe-pack"
@@ -252,6 +258,9 @@ extension SyncError: CustomStringConvertible, LocalizedError {
         case let .timestampMissing(file): return "\(file) is missing, and this catalog's trust requires a current one"
         case let .timestampRollback(from, to): return "the server offers timestamp version \(to), older than version \(from) already accepted"
         case let .logRefused(reason): return "the catalog's transparency log: \(reason)"
+        case let .logNotCosigned(size, cosigned, required):
+            return "the catalog's newest log checkpoint (tree size \(size)) is not yet cosigned by enough witnesses: "
+                + "it carries \(cosigned) of the \(required) witness cosignature(s) this remote requires"
         case let .logFork(reason, evidence):
             return "the catalog's transparency log forked: \(reason); both checkpoints are kept in \(evidence): report them to the publisher and its witnesses"
         case let .unsupportedFormat(what, reason): return "\(what) is not supported by this client: \(reason)"
@@ -298,6 +307,12 @@ extension SyncError: CustomStringConvertible, LocalizedError {
 }
 
 extension SyncError {
+    /// True for a log checkpoint that holds up but is not cosigned yet (`logNotCosigned`).
+    var isNotCosigned: Bool {
+        if case .logNotCosigned = self { return true }
+        return false
+    }
+
     /// What to do about a damaged local file, by which file of the home folder it is (docs/layout.md).
     public var localFileAdvice: String? {
         guard case let .localFileDamaged(path, _) = self else { return nil }

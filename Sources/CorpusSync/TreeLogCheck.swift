@@ -9,7 +9,9 @@ import Foundation
 /// A tree without a log passes (trees published before logs existed), unless the remote requires
 /// witnesses or a log was accepted from it before. A fork — a checkpoint no append-only log could
 /// have signed after the accepted one — keeps both notes in the home folder, the one thing this
-/// refusal writes.
+/// refusal writes; it is looked for before the cosignatures are counted, so that a fork is a fork
+/// whether or not the witnesses saw it. A checkpoint that holds up but lacks cosignatures is not
+/// cosigned yet (`SyncError.logNotCosigned`): the refresh keeps what was accepted before.
 struct TreeLogCheck: Sendable {
     /// How far back from the end of the log the catalog's leaf is looked for: a publish appends it
     /// last, after at most a few root versions; a later publish may have appended more meanwhile.
@@ -49,16 +51,9 @@ struct TreeLogCheck: Sendable {
         // A checkpoint signed by a key the newest root no longer lists (stolen online keys, since
         // rotated) sets no floor, as a catalog it signed sets none (TUF fast-forward recovery).
         if let h = held, (try? Checkpoint.open(h.note, origin: origin, verifiers: verifiers)) == nil { held = nil }
-        if let witnesses {
-            let have = try Self.cosignatures(note, witnesses)
-            if have < witnesses.threshold {
-                // A checkpoint the log signed but the witnesses did not see may be a view shown to
-                // this client alone: kept, so that it can be compared with what others were shown.
-                let folder = try state.keepEvidence(remote: remote.name, accepted: held?.note, served: served, source: source.baseURL, now: now())
-                throw SyncError.logRefused(reason: "\(TreeLog.checkpoint) carries \(have) of the \(witnesses.threshold) witness cosignature(s) "
-                                           + "this remote requires; the served checkpoint is kept in \(folder)")
-            }
-        }
+        // Counted now, so that a listed witness's bad cosignature is refused before anything is
+        // fetched; judged last (below), once the note is known to be no fork.
+        let cosigned = try witnesses.map { try Self.cosignatures(note, $0) }
 
         let leaf: LogLeaf
         do { leaf = try LogLeaf(accepted: [UInt8](catalogBytes), catalogID: catalog.id, version: catalog.version, isTop: catalog.parts != nil) } catch {
@@ -100,6 +95,12 @@ struct TreeLogCheck: Sendable {
             try MerkleProof.verifyInclusion(leafHash: leafHash, index: index, size: n, proof: proofs.inclusion, root: checkpoint.rootHash)
         } catch {
             throw SyncError.logRefused(reason: "\(error)")
+        }
+        // Too few cosignatures on a checkpoint that extends what was accepted is the window between
+        // `corpusd publish` and `corpusd cosign` (or a view the witnesses were never shown, which
+        // this client then never accepts): nothing acceptable yet, not an attack, and nothing kept.
+        if let witnesses, let cosigned, cosigned < witnesses.threshold {
+            throw SyncError.logNotCosigned(treeSize: n, cosigned: cosigned, required: witnesses.threshold)
         }
         var out = pending
         out.log = LogState.Accepted(inclusion: LogInclusion(leaf: leaf, index: index, proof: proofs.inclusion, note: served), checkpoint: checkpoint)

@@ -27,6 +27,52 @@ import Testing
         }
     }
 
+    /// Published known answers for the proofs over the same eight leaves (RFC 6962 test data as
+    /// transparency-dev/merkle's testonly/reference_test.go lists them): fixed hashes, not
+    /// computed by this project's reference tree, so the reference itself is pinned too.
+    static let ctInclusionProofs: [(index: UInt64, size: UInt64, proof: [String])] = [
+        (0, 1, []),
+        (0, 2, ["96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7"]),
+        (1, 2, ["6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"]),
+        (2, 3, ["fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125"]),
+        (1, 5, ["6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b"]),
+        (0, 8, ["96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"]),
+        (5, 8, ["bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"]),
+    ]
+    static let ctConsistencyProofs: [(old: UInt64, new: UInt64, proof: [String])] = [
+        (1, 1, []),
+        (1, 8, ["96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+                "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4"]),
+        (2, 5, ["5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b"]),
+        (6, 8, ["0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+                "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+                "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7"]),
+    ]
+
+    @Test func proofsMatchThePublishedKnownAnswers() throws {
+        let reference = ReferenceMerkleTree(leaves: Self.ctLeaves)
+        let root = { (size: UInt64) in Hex.decode(Self.ctRoots[Int(size)])! }
+        for v in Self.ctInclusionProofs {
+            let proof = try MerkleProof.inclusionProof(index: v.index, size: v.size, subtree: reference.subtree)
+            #expect(proof.map { Hex.encode($0) } == v.proof, "leaf \(v.index) of \(v.size)")
+            try MerkleProof.verifyInclusion(leafHash: MerkleHash.leaf(Self.ctLeaves[Int(v.index)]), index: v.index, size: v.size,
+                                            proof: v.proof.map { Hex.decode($0)! }, root: root(v.size))
+        }
+        for v in Self.ctConsistencyProofs {
+            let proof = try MerkleProof.consistencyProof(from: v.old, to: v.new, subtree: reference.subtree)
+            #expect(proof.map { Hex.encode($0) } == v.proof, "\(v.old) to \(v.new)")
+            try MerkleProof.verifyConsistency(from: v.old, oldRoot: root(v.old), to: v.new, newRoot: root(v.new), proof: v.proof.map { Hex.decode($0)! })
+        }
+    }
+
     @Test func rootsMatchTheReferenceAtEverySizeTo300() throws {
         let reference = ReferenceMerkleTree(leaves: testLeaves(300))
         let hashes = reference.leaves.map { MerkleHash.leaf($0) }

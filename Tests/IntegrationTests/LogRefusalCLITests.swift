@@ -47,16 +47,10 @@ import CorpusTestSupport
         let error = try #require(r.object["error"] as? [String: Any])
         #expect(error["code"] as? String == "log-fork", "\(error)")
         #expect((error["message"] as? String)?.contains("does not extend the accepted one of size 5") == true, "\(error)")
-        let after = client.snapshot
-        let added = Set(after.entries.keys).subtracting(before.entries.keys)
-        let files = added.filter { after.entries[$0] != "dir" }
-        #expect(files.count == 3 && added.allSatisfy { $0 == "forks" || $0.hasPrefix("forks/main-") }, "\(added)")
-        #expect(before.entries.allSatisfy { after.entries[$0.key] == $0.value }, "nothing but the evidence changed")
-        let served = try #require(files.first { $0.hasSuffix("/served-checkpoint") })
-        let folder = client.homeDir.url(String(served.dropLast("/served-checkpoint".count)))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/accepted-checkpoint")) == accepted)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/served-checkpoint"))
-                == Data(contentsOf: URL(fileURLWithPath: "\(publisher.publicDir)/log/checkpoint")))
+        let evidence = ForkEvidence(client: client, since: before)
+        #expect(evidence.isTheOnlyChange, "nothing but the evidence changed: \(evidence.added)")
+        #expect(evidence.accepted == accepted)
+        #expect(try evidence.served == Data(contentsOf: URL(fileURLWithPath: "\(publisher.publicDir)/log/checkpoint")))
     }
 
     @Test func aLogThatVanishesOrLeavesTheCatalogOutIsRefusedAndATreeWithoutOneIsNot() throws {

@@ -6,8 +6,10 @@ import CorpusTestSupport
 /// The split-view drill of docs/operations.md "What a fork report means", with real processes: a
 /// publisher holding the catalog key signs two different catalogs of the same version in two copies
 /// of its tree; `corpusd mirror` copies each, `corpusd serve` serves them, and each client is
-/// shown one. With a witness required, only the view the witness cosigned is accepted; without
-/// one, both are, and `corpus verify --log --against` shows the fork.
+/// shown one. With a witness required, only the view the witness cosigned is accepted (the other is
+/// not cosigned, and never will be), and a client following the cosigned view refuses the other's
+/// continuation as a fork; without one, both are accepted, and `corpus verify --log --against`
+/// shows the fork.
 @Suite struct LogSplitViewDrillTests {
     let publisher = IntegrationPublisher(catalogID: "harbor")
     let work = TempDirectory("split-view")
@@ -74,19 +76,36 @@ import CorpusTestSupport
         let accepted = try a.json(["catalog"])
         #expect(accepted.status == 0, "\(accepted.result.stderr)")
 
+        // B is shown a view no witness cosigned: it cannot tell it from a checkpoint still waiting
+        // for its cosignatures, so it does not accept it, says so, and writes nothing.
         let before = b.snapshot
         let refusal = try b.json(["catalog"])
-        #expect(refusal.status == 3)
+        #expect(refusal.status == 5, "\(refusal.result.stdout) \(refusal.result.stderr)")
         let error = try #require(refusal.object["error"] as? [String: Any])
-        #expect(error["code"] as? String == "log")
+        #expect(error["code"] as? String == "not-cosigned")
         #expect((error["message"] as? String)?.contains("carries 0 of the 1 witness cosignature(s)") == true, "\(error)")
-        // The one thing written: the served checkpoint, byte for byte.
-        let added = Set(b.snapshot.entries.keys).subtracting(before.entries.keys)
-        let files = added.filter { b.snapshot.entries[$0] != "dir" }
-        #expect(files.count == 2 && added.allSatisfy { $0 == "forks" || $0.hasPrefix("forks/main-") }, "\(added)")
-        #expect(before.entries.allSatisfy { b.snapshot.entries[$0.key] == $0.value })
-        let kept = try #require(files.first { $0.hasSuffix("/served-checkpoint") })
-        #expect(try Data(contentsOf: URL(fileURLWithPath: b.homeDir.url(kept))) == Data(contentsOf: URL(fileURLWithPath: "\(m2)/log/checkpoint")))
+        #expect(b.snapshot == before, "nothing written")
+        #expect(!FileManager.default.fileExists(atPath: b.homeDir.url("forks")))
+
+        // The targeted history goes on (version 3), and A, which follows the cosigned one, is
+        // shown it at the address it uses: a fork, refused with exit 3, both notes kept.
+        try publisher.writeCatalog([.init(id: "alpha", version: "1.0.0", documents: ["a.md": "# Alpha\n\nThe harbor opens at dawn."]),
+                                    .init(id: "beta", version: "2.0.0", documents: ["b.md": "# Beta\n\nShips leave at midnight."])])
+        let third = try publisher.publish(key: key.secret, into: forked)
+        #expect(third.status == 0, "\(third.stderr)")
+        _ = try mirror(targeted.url, into: "m2", trust: key.pub)
+        let held = try Data(contentsOf: URL(fileURLWithPath: a.homeDir.url("state/main/checkpoint")))
+        s1.stop()
+        let shown = try publisher.serve(tree: m2, port: s1.port)
+        defer { shown.stop() }
+        let beforeFork = a.snapshot
+        let fork = try a.json(["catalog"])
+        #expect(fork.status == 3, "\(fork.result.stdout) \(fork.result.stderr)")
+        #expect((fork.object["error"] as? [String: Any])?["code"] as? String == "log-fork", "\(fork.result.stdout)")
+        let evidence = ForkEvidence(client: a, since: beforeFork)
+        #expect(evidence.isTheOnlyChange, "\(evidence.added)")
+        #expect(evidence.accepted == held)
+        #expect(try evidence.served == Data(contentsOf: URL(fileURLWithPath: "\(m2)/log/checkpoint")))
     }
 
     @Test func withoutWitnessesComparingCheckpointsShowsTheFork() throws {
