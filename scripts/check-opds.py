@@ -13,9 +13,10 @@ every *.atom parses in feedparser without error; a feed has an id, a title, upda
 self and start links of the OPDS types; a navigation feed's entries link to acquisition feeds; an
 acquisition feed's entries have an id, a title, updated and an acquisition link with a type and a
 length. Both: the `all` series, followed through its `next` links, lists every corpus of the signed
-catalog exactly once with its bundle, size, language, description and access (open-access for
-free corpora, the generic acquisition relation for entitled ones); each language series lists
-exactly the corpora of its language; no page holds more than its itemsPerPage.
+catalog exactly once, as one of its catalog entries (the test says which version it expects), with
+that entry's bundle, size, language, description and access (open-access for free corpora, the
+generic acquisition relation for entitled ones); each language series lists exactly the corpora of
+its language; no page holds more than its itemsPerPage.
 """
 import json, os, re, sys
 import feedparser, jsonschema
@@ -159,25 +160,34 @@ def series_atom(feeds, first):
         name = next((l["href"] for l in d.feed.get("links", []) if l.get("rel") == "next"), None)
     return out
 
+def urn(identifier):
+    """(corpus id, version) of `urn:corpussync:<catalog>:<corpus>:<version>`."""
+    parts = identifier.split(":")
+    return parts[3], ":".join(parts[4:])
+
 def main():
     tree, schema_dir = sys.argv[1], sys.argv[2]
     with open(os.path.join(tree, "catalog.json")) as f:
         pointer = json.load(f)
     with open(os.path.join(tree, pointer["path"])) as f:
         catalog = json.load(f)
-    corpora = {c["id"]: c for c in catalog["corpora"]}
+    # A corpus may have several entries (channels, a rollout): the feeds show one of them, named
+    # by the version in the publication's identifier.
+    entries = {(c["id"], c["version"]): c for c in catalog["corpora"]}
+    corpora = {}
     json_feeds = check_json(tree, load_schemas(schema_dir))
     atom_feeds = check_atom(tree)
     seen = {"json": {}, "atom": {}}
 
     for p in series_json(json_feeds, "all-1.opds.json"):
-        cid = p["metadata"]["identifier"].split(":")[3]
+        cid, version = urn(p["metadata"]["identifier"])
         if cid in seen["json"]:
             problem(f"json: {cid} listed twice")
-        c = corpora.get(cid)
+        c = entries.get((cid, version))
         if c is None:
-            problem(f"json: {cid} is not in the catalog")
+            problem(f"json: {cid} {version} is not in the catalog")
             continue
+        corpora[cid] = c
         link = p["links"][0]
         want_rel = OPEN if c["access"] == "free" else GENERIC
         if (link["rel"], link["href"], link["size"]) != (want_rel, "../" + c["bundle"]["path"], c["bundle"]["size"]):
@@ -185,26 +195,28 @@ def main():
         m = p["metadata"]
         if (m["language"], m["description"], m["modified"]) != (c["language"], c["description"], catalog["issued"]):
             problem(f"json: {cid} metadata {m} differs from the catalog")
-        seen["json"][cid] = {"title": m["title"], "access": c["access"], "rel": link["rel"]}
+        seen["json"][cid] = {"title": m["title"], "access": c["access"], "rel": link["rel"], "version": version}
 
     for e in series_atom(atom_feeds, "all-1.atom"):
-        cid = e["id"].split(":")[3]
+        cid, version = urn(e["id"])
         if cid in seen["atom"]:
             problem(f"atom: {cid} listed twice")
-        c = corpora.get(cid)
+        c = entries.get((cid, version))
         if c is None:
-            problem(f"atom: {cid} is not in the catalog")
+            problem(f"atom: {cid} {version} is not in the catalog")
             continue
+        if corpora.get(cid) is not c:
+            problem(f"atom: {cid} {version} is not the version the JSON feed shows")
         acq = [l for l in e["links"] if l.get("rel") in (OPEN, GENERIC)]
         want_rel = OPEN if c["access"] == "free" else GENERIC
         if len(acq) != 1 or (acq[0]["rel"], acq[0]["href"], int(acq[0]["length"])) != (want_rel, "../" + c["bundle"]["path"], c["bundle"]["size"]):
             problem(f"atom: {cid} links {acq} for bundle {c['bundle']} ({c['access']})")
         if e.get("dcterms_language") != xml_text(c["language"]) or e.get("summary") != xml_text(c["description"]):
             problem(f"atom: {cid} language or summary differs from the catalog")
-        seen["atom"][cid] = {"title": e["title"], "access": c["access"], "rel": acq[0]["rel"] if acq else None}
+        seen["atom"][cid] = {"title": e["title"], "access": c["access"], "rel": acq[0]["rel"] if acq else None, "version": version}
 
     for fmt in ("json", "atom"):
-        missing = set(corpora) - set(seen[fmt])
+        missing = {cid for cid, _ in entries} - set(seen[fmt])
         if missing:
             problem(f"{fmt}: the all series lacks {sorted(missing)}")
 

@@ -55,11 +55,35 @@ public enum ShellCompletion {
         }
     }
 
+    /// The loop bash and zsh both run first: the command words typed so far into `cmd`, and
+    /// `complete=1` once they name a command; options and the values they take are skipped, and a
+    /// `--home` is kept in `home` for `--complete-ids`. The shells differ only in their array of
+    /// words (`COMP_WORDS` from 0, zsh's `words` from 1: the word after the program is at `first`)
+    /// and the index of the word being completed (`current`). Indented for a function body.
+    static func commandWords(_ parser: ArgumentParser, words: String, first: Int, current: String) -> String {
+        """
+            # The command words typed so far; options and the values they take are skipped.
+            for ((i = \(first); i < \(current); i++)); do
+                w=${\(words)[i]}
+                case "$w" in
+                    --home) home=(--home "${\(words)[i+1]}"); ((i++)); continue ;;
+                    --home=*) home=("$w"); continue ;;
+                    \(valued(parser).joined(separator: "|"))) ((i++)); continue ;;
+                    -*) continue ;;
+                esac
+                ((complete)) && break
+                cmd="${cmd:+$cmd }$w"
+                case "$cmd" in
+                    \(parser.commands.map { "\"\($0.name)\"" }.joined(separator: "|"))) complete=1 ;;
+                esac
+            done
+        """
+    }
+
     // MARK: bash
 
     static func bash(_ program: String, _ parser: ArgumentParser) -> String {
         let fn = "_" + program.replacingOccurrences(of: "-", with: "_")
-        let commands = parser.commands.map(\.name)
         var s = """
         \(fn)_ids() {
             # Corpus ids from the home folder only (no network): `catalog` or `installed`.
@@ -71,21 +95,7 @@ public enum ShellCompletion {
             local cmd="" complete=0 i w
             local -a home=()
             COMPREPLY=()
-            # The command words typed so far; options and the values they take are skipped.
-            for ((i = 1; i < COMP_CWORD; i++)); do
-                w=${COMP_WORDS[i]}
-                case "$w" in
-                    --home) home=(--home "${COMP_WORDS[i+1]}"); ((i++)); continue ;;
-                    --home=*) home=("$w"); continue ;;
-                    \(valued(parser).joined(separator: "|"))) ((i++)); continue ;;
-                    -*) continue ;;
-                esac
-                ((complete)) && break
-                cmd="${cmd:+$cmd }$w"
-                case "$cmd" in
-                    \(commands.map { "\"\($0)\"" }.joined(separator: "|"))) complete=1 ;;
-                esac
-            done
+        \(commandWords(parser, words: "COMP_WORDS", first: 1, current: "COMP_CWORD"))
 
         """
         // The value of the option just typed.
@@ -140,21 +150,7 @@ public enum ShellCompletion {
         \(fn)() {
             local cmd="" w i complete=0
             local -a home cands
-            # The command words typed so far; options and the values they take are skipped.
-            for ((i = 2; i < CURRENT; i++)); do
-                w=${words[i]}
-                case "$w" in
-                    --home) home=(--home "${words[i+1]}"); ((i++)); continue ;;
-                    --home=*) home=("$w"); continue ;;
-                    \(valued(parser).joined(separator: "|"))) ((i++)); continue ;;
-                    -*) continue ;;
-                esac
-                ((complete)) && break
-                cmd="${cmd:+$cmd }$w"
-                case "$cmd" in
-                    \(parser.commands.map { "\"\($0.name)\"" }.joined(separator: "|"))) complete=1 ;;
-                esac
-            done
+        \(commandWords(parser, words: "words", first: 2, current: "CURRENT"))
             local prev=${words[CURRENT-1]}
 
         """

@@ -3,7 +3,7 @@ import Foundation
 /// A phased rollout of one catalog entry (docs/format.md "Channels and rollouts"): the version is
 /// offered to a share of clients that grows linearly from 0 at `start` to all of them at
 /// `start + duration`. Which clients come first is decided on each client from its own bucket
-/// (`RolloutBucket` in CorpusSync), never by the server, so a rollout cannot single a device out.
+/// (`RolloutBucket`), never by the server, so a rollout cannot single a device out.
 public struct Rollout: Codable, Hashable, Sendable {
     /// When the rollout begins, `YYYY-MM-DDTHH:MM:SSZ` (`Timestamp`).
     public var start: String

@@ -12,8 +12,9 @@ import Foundation
 public final class RateLimit: @unchecked Sendable, CustomStringConvertible {
     // @unchecked: `paidUntil` is only touched while `lock` is held.
     public let bytesPerSecond: Int64
+    private let clock: any PacingClock
     private let lock = NSLock()
-    /// The moment (uptime, ns) the bytes taken so far are paid for at the cap.
+    /// The moment (on `clock`, ns) the bytes taken so far are paid for at the cap.
     private var paidUntil: UInt64 = 0
     /// At most this much unused time is banked, so an idle moment allows a burst of 0.1 s of bytes, no more.
     private let burstNanoseconds: UInt64 = 100_000_000
@@ -21,14 +22,15 @@ public final class RateLimit: @unchecked Sendable, CustomStringConvertible {
     /// The smallest cap accepted: below it one 16 KiB chunk takes longer than a stall timeout allows.
     public static let minimum: Int64 = 1024
 
-    public init(bytesPerSecond: Int64) {
+    public init(bytesPerSecond: Int64, clock: any PacingClock = MonotonicClock()) {
         precondition(bytesPerSecond > 0)
         self.bytesPerSecond = bytesPerSecond
+        self.clock = clock
     }
 
-    /// Parses curl's `--limit-rate` syntax: a number of bytes per second, optionally with a suffix
-    /// `K`, `M` or `G` (either case; powers of 1024) and a fraction (`1.5M`); nil when it is none
-    /// or below `minimum`.
+    /// Parses curl's `--limit-rate` syntax (curl(1): "The suffixes (k, M, G, T, P) are 1024
+    /// based"): a number of bytes per second, optionally with a fraction (`1.5M`) and one of those
+    /// suffixes in either case, so `2M` is 2 × 1024 × 1024 B/s; nil when it is none or below `minimum`.
     public static func parse(_ text: String) -> RateLimit? {
         var digits = Substring(text)
         var scale: Double = 1
@@ -37,6 +39,8 @@ public final class RateLimit: @unchecked Sendable, CustomStringConvertible {
             case "k": scale = 1024
             case "m": scale = 1024 * 1024
             case "g": scale = 1024 * 1024 * 1024
+            case "t": scale = 1024 * 1024 * 1024 * 1024
+            case "p": scale = 1024 * 1024 * 1024 * 1024 * 1024
             default: break
             }
             if scale != 1 { digits = digits.dropLast() }
@@ -44,33 +48,35 @@ public final class RateLimit: @unchecked Sendable, CustomStringConvertible {
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
               let value = Double(digits), value.isFinite else { return nil }
         let bytes = (value * scale).rounded(.down)
-        guard bytes >= Double(minimum), bytes < 1e15 else { return nil }
+        guard bytes >= Double(minimum), bytes < 1e18 else { return nil }
         return RateLimit(bytesPerSecond: Int64(bytes))
     }
 
-    /// How long (ns) the caller must wait before using `count` more bytes: the bytes are booked
+    /// The moment (on `clock`, ns) the caller may use `count` more bytes: the bytes are booked
     /// now, on the shared clock, whoever waits for them.
     func reserve(_ count: Int) -> UInt64 {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now()
         let cost = UInt64(Double(count) / Double(bytesPerSecond) * 1e9)
         return lock.withLock {
             let floor = now > burstNanoseconds ? now - burstNanoseconds : 0
             paidUntil = max(paidUntil, floor) + cost
-            return paidUntil > now ? paidUntil - now : 0
+            return paidUntil
         }
     }
 
     /// Waits until `count` bytes fit under the cap; returns false when `cancellation` was set meanwhile.
     func pace(_ count: Int, cancellation: CancellationFlag?) -> Bool {
-        var wait = reserve(count)
-        while wait > 0 {
+        // To the deadline on the clock, read after every sleep: a sleep may last longer than asked
+        // (a loaded machine wakes the thread late), and counting what was asked for would add
+        // every late wake-up to the wait.
+        let deadline = reserve(count)
+        while true {
+            let now = clock.now()
+            guard now < deadline else { return true }
             if cancellation?.isCancelled == true { return false }
             // In slices, so a cancelled command does not wait out a long booking.
-            let slice = min(wait, 50_000_000)
-            Thread.sleep(forTimeInterval: Double(slice) / 1e9)
-            wait -= slice
+            clock.sleep(nanoseconds: min(deadline - now, 50_000_000))
         }
-        return true
     }
 
     /// `2.0 MiB/s`, as progress shows the cap.

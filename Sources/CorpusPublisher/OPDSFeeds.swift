@@ -5,7 +5,8 @@ import CorpusFormat
 /// Readium toolkits): under `opds/`, a navigation feed (`root`) leading to every corpus (`all`)
 /// and to the corpora of each language (`lang-<code>`), each acquisition feed in pages of
 /// `pageSize` entries, every feed twice: OPDS 1.2 (Atom, `.atom`) and OPDS 2.0 (JSON,
-/// `.opds.json`). Built from the catalog's entries alone, so it survives any change to how the
+/// `.opds.json`). Each corpus appears once, at its stable channel's current version
+/// (`ChannelSelection.stableCurrent`). Built from the catalog's entries alone, so it survives any change to how the
 /// catalog is stored. The feeds are a view for readers: no client of ours reads them, and
 /// nothing in them is signed; every bundle they link to is verified from the signed catalog.
 public enum OPDSFeeds {
@@ -61,7 +62,9 @@ public enum OPDSFeeds {
     }
 
     static func feeds(_ catalog: Catalog, pageSize: Int) -> [Feed] {
-        let sorted = catalog.corpora.sorted { ($0.title, $0.id) < ($1.title, $1.id) }
+        // One entry per corpus, the version a client without a channel or a rollout bucket is
+        // offered: a beta version, or one still rolling out, would be a second entry beside it.
+        let sorted = ChannelSelection.stableCurrent(catalog.corpora).sorted { ($0.title, $0.id) < ($1.title, $1.id) }
         var navigation = [NavigationItem(title: "All corpora", summary: "Every corpus of the catalog, by title.",
                                           feed: "all-1", count: sorted.count)]
         var feeds = pages(sorted, series: "all", title: "All corpora", pageSize: pageSize)

@@ -14,7 +14,7 @@ import CorpusTestSupport
     static let checker = "\(BuiltHome.packageRoot)/scripts/check-opds.py"
 
     struct Seen: Decodable {
-        struct Entry: Decodable { let title: String; let access: String; let rel: String? }
+        struct Entry: Decodable { let title: String; let access: String; let rel: String?; let version: String }
         let json: [String: Entry]
         let atom: [String: Entry]
         let languages: [String: [String]]
@@ -76,6 +76,32 @@ import CorpusTestSupport
         let atom = try String(contentsOfFile: "\(folder.tree)/opds/all-1.atom", encoding: .utf8)
         #expect(atom.contains("<title>Tides &lt;b&gt; &amp; &quot;quotes&quot; &apos;apos&apos; [31m\u{7F} end</title>"))
         #expect(!atom.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+
+    /// A reader is shown what a client with no channel and no rollout bucket is offered now: per
+    /// corpus the stable channel's current version, never a beta version or one still rolling out
+    /// beside it (each would be a second entry of the same corpus).
+    @Test(arguments: [
+        [["version": "1"], ["version": "3", "channel": "beta"]],
+        [["version": "1"], ["version": "2", "rollout": ["start": "2026-01-01T00:00:00Z", "duration": "3650d"]]],
+        [["version": "1"], ["version": "2", "rollout": ["start": "2026-01-01T00:00:00Z", "duration": "3650d"]], ["version": "3", "channel": "beta"]],
+    ] as [[[String: any Sendable]]])
+    func feedsShowTheStableChannelsCurrentVersionOnly(versions: [[String: any Sendable]]) throws {
+        let folder = try PublishFolder("opds-channels")
+        var corpora: [[String: Any]] = []
+        for v in versions {
+            let version = v["version"] as! String
+            try folder.dir.write("catalog/docs-\(version)/guide.md", "# Guide \(version)\n\nTide tables, edition \(version).\n")
+            corpora.append(v.merging(["id": "docs", "title": "Docs", "access": "free", "source": "docs-\(version)"]) { a, _ in a })
+        }
+        let catalog: [String: Any] = ["id": "fleet", "title": "Fleet", "corpora": corpora]
+        try folder.dir.write("catalog/catalog.json", try JSONSerialization.data(withJSONObject: catalog, options: [.sortedKeys]))
+        _ = try TreePublisher.publish(catalogDirectory: folder.catalog, output: folder.tree, key: folder.key)
+        let seen = try Self.check(folder.tree)
+        #expect(seen.json["docs"]?.version == "1" && seen.atom["docs"]?.version == "1")
+        #expect(seen.languages == ["en": ["docs"]])
+        let json = try String(contentsOfFile: "\(folder.tree)/opds/all-1.opds.json", encoding: .utf8)
+        #expect(json.components(separatedBy: "urn:corpussync:fleet:docs:").count == 2, "\(json)")
     }
 
     /// 130 corpora in three languages: pages of 50 at most, every corpus once through `next`, and

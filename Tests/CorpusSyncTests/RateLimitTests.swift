@@ -3,13 +3,16 @@ import CorpusTestSupport
 import Foundation
 import Testing
 @testable import CorpusSync
+@testable import CorpusHTTP
 
 /// `--limit-rate`: one cap for the whole command. Two downloads run at once from a real loopback
 /// server, each on its own `HTTPClient` made from one configuration; together they take as long as
 /// their bytes at the cap, not half of it (which is what a per-transfer cap such as libcurl's
 /// `CURLOPT_MAX_RECV_SPEED_LARGE` would give).
 @Suite struct RateLimitTests {
-    @Test(arguments: [("2M", Int64(2 << 20)), ("500K", 512_000), ("500k", 512_000), ("65536", 65536), ("1.5M", Int64(1.5 * 1048576)), ("1G", Int64(1) << 30)])
+    @Test(arguments: [("2M", Int64(2 << 20)), ("500K", 512_000), ("500k", 512_000), ("65536", 65536), ("1.5M", Int64(1.5 * 1048576)), ("1G", Int64(1) << 30),
+                      // curl(1): "The suffixes (k, M, G, T, P) are 1024 based".
+                      ("1T", Int64(1) << 40), ("2p", Int64(2) << 50)])
     func parsesCurlsSyntax(text: String, bytes: Int64) {
         #expect(RateLimit.parse(text)?.bytesPerSecond == bytes)
     }
@@ -47,6 +50,30 @@ import Testing
         // hundreds of other tests (a fresh-clone run measured 471 s, the suite's own length, for
         // what takes 3 s alone), so wall time here says nothing about the cap.
         #expect(seconds > 2.6, "took \(seconds) s")
+    }
+
+    /// A clock on which every sleep lasts `oversleep` longer than asked, as on a loaded machine
+    /// where a sleeping thread is scheduled late.
+    final class LateWakingClock: PacingClock, @unchecked Sendable {
+        // @unchecked: `time` is only touched while `lock` is held.
+        private let lock = NSLock()
+        private var time: UInt64 = 50_000_000_000
+        let oversleep: UInt64
+        init(oversleep: UInt64) { self.oversleep = oversleep }
+        func now() -> UInt64 { lock.withLock { time } }
+        func sleep(nanoseconds: UInt64) { lock.withLock { time += nanoseconds + oversleep } }
+    }
+
+    /// A long booking is waited out to its deadline on the clock, so a thread woken late by each
+    /// of its sleeps overshoots once, not once per sleep: 1 MiB at 1 MiB/s books 0.9 s (1 s less
+    /// the 0.1 s burst), and with every sleep 20 ms late it ends at most 20 ms after that.
+    @Test func lateWakeUpsDoNotAddUp() {
+        let clock = LateWakingClock(oversleep: 20_000_000)
+        let limit = RateLimit(bytesPerSecond: 1 << 20, clock: clock)
+        let start = clock.now()
+        #expect(limit.pace(1 << 20, cancellation: nil))
+        let waited = Double(clock.now() - start) / 1e9
+        #expect(waited >= 0.9 && waited <= 0.92, "waited \(waited) s for a booking of 0.9 s")
     }
 
     /// In offline mode no client is made, so nothing can be sent.

@@ -1,4 +1,3 @@
-import CorpusFormat
 import Foundation
 
 /// Which of a catalog's entries a client is offered: one version per corpus, chosen from the
@@ -13,7 +12,8 @@ import Foundation
 public struct ChannelSelection: Sendable {
     /// The channel the remote follows besides `stable`.
     public var channel: String
-    /// The home's install id (`InstallID`); nil only when no entry carries a rollout.
+    /// The home's install id (`InstallID` in CorpusSync); nil when no entry carries a rollout, or
+    /// for the view of a client without one (`stableCurrent`), which no rollout reaches.
     public var installID: String?
     public var now: Date
     /// False for `install --now`: a rollout does not hold this install back.
@@ -43,6 +43,14 @@ public struct ChannelSelection: Sendable {
         guard let rollout = entry.rollout, waitsForRollout else { return true }
         guard let installID else { return false }
         return rollout.offers(bucket: RolloutBucket(installID: installID, corpusID: entry.id).value, at: now)
+    }
+
+    /// What a client following only `stable`, with no rollout bucket, is offered: each corpus's
+    /// stable current version, never a beta one or one still rolling out. What the publisher's
+    /// OPDS feeds list, decided by the same rule as every client's offers.
+    public static func stableCurrent(_ entries: [CatalogEntry]) -> [CatalogEntry] {
+        // No install id: `allows` holds back every entry with a rollout, whatever the time.
+        ChannelSelection(channel: nil, installID: nil, now: Date()).choose(entries).offered
     }
 
     public func choose(_ entries: [CatalogEntry]) -> Choice {
@@ -79,26 +87,3 @@ public protocol ChannelCandidate {
 
 extension CatalogEntry: ChannelCandidate {}
 extension ListingRow: ChannelCandidate {}
-
-/// What a client's catalogs offer it: the chosen entry of each corpus, and those held back.
-public struct CatalogOffers: Sendable {
-    public var offered: [OfferedCorpus] = []
-    public var heldBack: [OfferedCorpus] = []
-
-    /// The offers of each `(remote, catalog)`, the one place channels and rollouts are applied for
-    /// both the catalog views and install/sync. The install id is read, or made, only when a
-    /// catalog holds a rollout.
-    static func select(_ catalogs: [(remote: Remote, catalog: Catalog)], home: HomeLayout, now: Date = Date(),
-                       waitsForRollout: Bool = true) throws -> CatalogOffers {
-        let needsID = catalogs.contains { $0.catalog.corpora.contains { $0.rollout != nil } }
-        let installID = needsID ? try InstallID.readOrCreate(home) : nil
-        var out = CatalogOffers()
-        for (remote, catalog) in catalogs {
-            let choice = ChannelSelection(channel: remote.channel, installID: installID, now: now, waitsForRollout: waitsForRollout)
-                .choose(catalog.corpora)
-            out.offered += choice.offered.map { OfferedCorpus(remote: remote.name, entry: $0) }
-            out.heldBack += choice.heldBack.map { OfferedCorpus(remote: remote.name, entry: $0) }
-        }
-        return out
-    }
-}

@@ -1,4 +1,3 @@
-import CorpusFormat
 import Foundation
 
 /// A client's place in the rollouts of one corpus: a number in [0, 1) derived from the home's
