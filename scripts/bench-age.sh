@@ -5,7 +5,11 @@
 # `openssl speed -evp chacha20-poly1305` at 16 KiB blocks (goal: at least age's speed); then
 # `corpus-bench install-encrypted`: `corpus install` of the 1 GiB bundle of bench-install.sh
 # published encrypted (key from `corpusd serve --key-store`) against the same bundle in the clear,
-# alternating, best of 3 (goal: encrypted <= 1.15 x clear). Both print the load first.
+# alternating, best of 3 (goal: encrypted <= 1.15 x clear). The encrypted install decrypts the
+# payload twice, once on a thread of its own while it downloads (the plaintext's hash) and once
+# as it extracts, with no pass of its own in between (docs/client.md "Encrypted payloads"); on a
+# loaded machine the second thread competes for the cores, so read the ratio beside the load.
+# Both print the load first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH

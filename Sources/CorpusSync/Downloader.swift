@@ -53,13 +53,20 @@ public struct Downloader: Sendable {
 
     public func download(_ ref: BundleRef, from sources: [Source], token: String? = nil,
                          progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws -> VerifiedDownload {
+        try await download(ref, from: sources, token: token, tap: nil, progress: progress)
+    }
+
+    /// `tap` sees the download's bytes in order as they are written (`DownloadTap`): an encrypted
+    /// payload's plaintext is checked so while it downloads.
+    func download(_ ref: BundleRef, from sources: [Source], token: String? = nil, tap: (any DownloadTap)?,
+                  progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws -> VerifiedDownload {
         try Self.validate(ref)
         try prepare(ref)
         // A failure that received no byte leaves no trace (the home stays as it was).
         var succeeded = false
         defer { if !succeeded, (FileIO.fileSize(home.partial(sha256: ref.digest)) ?? 0) == 0 { discard(ref.digest) } }
         let done = try await SourceFailover(retry: retry, originDecidesEntitlement: true).first(of: sources, file: ref.path) { source in
-            try await attempt(ref, source: source, token: source.isOrigin ? token : nil, progress: progress)
+            try await attempt(ref, source: source, token: source.isOrigin ? token : nil, tap: tap, progress: progress)
         }
         succeeded = true
         return done
@@ -77,11 +84,11 @@ public struct Downloader: Sendable {
     /// One attempt on one source, on an offloaded thread, with its failures in the loop's terms: a
     /// refusal discards the partial and is a `SyncError`; a resumed download whose hash was wrong
     /// is asked again from zero at once (the bad bytes may have been an older partial's).
-    private func attempt(_ ref: BundleRef, source: Source, token: String?,
+    private func attempt(_ ref: BundleRef, source: Source, token: String?, tap: (any DownloadTap)?,
                          progress: (@Sendable (DownloadProgress) -> Void)?) async throws -> VerifiedDownload {
         do {
             return try await HTTPClient.offload { [self] flag in
-                try self.attempt(ref, source: source, token: token, cancellation: flag, progress: progress)
+                try self.attempt(ref, source: source, token: token, tap: tap, cancellation: flag, progress: progress)
             }
         } catch let e as AttemptFailure {
             discard(ref.digest)
@@ -118,12 +125,12 @@ public struct Downloader: Sendable {
         case badRange
     }
 
-    private func attempt(_ ref: BundleRef, source: Source, token: String?, cancellation: CancellationFlag,
+    private func attempt(_ ref: BundleRef, source: Source, token: String?, tap: (any DownloadTap)?, cancellation: CancellationFlag,
                          progress: (@Sendable (DownloadProgress) -> Void)?) throws -> VerifiedDownload {
         let partPath = home.partial(sha256: ref.digest)
         let metaPath = home.partialMeta(sha256: ref.digest)
         let url = source.url(for: ref.path)
-        let file = try PartialDownload(path: partPath, metaPath: metaPath)
+        let file = try PartialDownload(path: partPath, metaPath: metaPath, tap: tap)
         let verified = VerifiedDownload(path: partPath, digest: ref.digest, size: ref.size)
 
         if file.size > ref.size { try file.restart() }

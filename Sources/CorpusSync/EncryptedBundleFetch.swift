@@ -4,11 +4,12 @@ import Foundation
 /// Installing an entitled corpus published as an encrypted payload (docs/client.md "Encrypted
 /// corpora"): the token goes to the gate the signed catalog names and to nothing else; the
 /// payload comes from any source like a free bundle (resume, failover, the catalog's SHA-256 and
-/// size decide); its plaintext is hashed once in a streaming pass (every chunk authenticated, the
-/// end checked) and must be the bundle the catalog lists; then the bundle is read through the
-/// payload itself (`AgePayloadReader`, each chunk decrypted and authenticated again as the zip
-/// reader asks for it), its manifest signature and members verified as for any bundle, so no
-/// plaintext is written anywhere but the staged install. A delta is read the same way.
+/// size decide); its plaintext is hashed while it downloads (`PayloadPlaintextCheck`: every chunk
+/// authenticated, the end checked) and must be the bundle the catalog lists; then the bundle is
+/// read through the payload itself (`AgePayloadReader`, each chunk decrypted and authenticated
+/// again as the zip reader asks for it), its manifest signature and members verified as for any
+/// bundle, so no plaintext is written anywhere but the staged install and no pass over the payload
+/// runs between the download and the extraction. A delta is read the same way.
 extension PlanExecutor {
     /// The payload of `offer`, as a download verified against the catalog's plaintext hash.
     func fetchEncryptedBundle(_ offer: OfferedCorpus, payload: BundleRef, name: String, sources: [Source],
@@ -48,30 +49,20 @@ extension PlanExecutor {
     }
 
     /// Downloads `payload` from `sources` without any token and checks its plaintext against
-    /// `plaintext` (the catalog's bundle or delta) in one streaming pass that writes nothing:
-    /// every chunk and the end of the payload authenticated before anything is extracted. The
-    /// result is read through the payload (`VerifiedDownload.payload`); the payload download is
-    /// discarded on a refusal here, by the caller after the install otherwise.
+    /// `plaintext` (the catalog's bundle or delta) as it downloads, writing nothing: every chunk
+    /// and the end of the payload authenticated, and the plaintext's hash held to the catalog,
+    /// before anything is extracted. The result is read through the payload
+    /// (`VerifiedDownload.payload`); the payload download is discarded on a refusal here, by the
+    /// caller after the install otherwise.
     func fetchEncrypted(_ payload: BundleRef, plaintext: BundleRef, key: AgeFileKey, sources: [Source],
                         progress: (@Sendable (DownloadProgress) -> Void)?) async throws -> VerifiedDownload {
-        let download = try await downloader.download(payload, from: sources, token: nil, progress: progress)
+        let check = PayloadPlaintextCheck(fileKey: key)
+        let download = try await downloader.download(payload, from: sources, token: nil, tap: check, progress: progress)
         var kept = false
         defer { if !kept { downloader.discard(download.digest) } }
-        let (digest, size) = try decrypting(payload) { try EncryptedPayload.decrypt(fileAt: download.path, fileKey: key) { _ in } }
-        guard size == plaintext.size else { throw SyncError.sizeMismatch(file: plaintext.path, expected: plaintext.size, actual: size) }
-        guard digest == plaintext.digest else { throw SyncError.hashMismatch(file: plaintext.path, expected: plaintext.digest.hex, actual: digest.hex) }
+        let (digest, size) = try check.verified(as: plaintext, payload: payload.path)
         kept = true
         return VerifiedDownload(path: download.path, digest: digest, size: size,
                                 payload: EncryptedDownload(digest: download.digest, key: key))
-    }
-
-    private func decrypting<R>(_ payload: BundleRef, _ body: () throws -> R) throws -> R {
-        do {
-            return try body()
-        } catch let e as AgeError {
-            throw SyncError.decryption(file: payload.path, cause: e)
-        } catch let e as FormatError {
-            throw SyncError.from(e)
-        }
     }
 }

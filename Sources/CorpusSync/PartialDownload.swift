@@ -22,10 +22,21 @@ struct PartialMeta: Codable, Equatable {
     }
 }
 
+/// Sees every byte of a partial download in order from its first, whatever the attempt: the
+/// bytes already on disk when an attempt opens the partial, then each one appended, and a
+/// `restart` whenever the partial is emptied. What it computes is of the whole file once the
+/// download verified. `PayloadPlaintextCheck` checks an encrypted payload's plaintext so.
+protocol DownloadTap: AnyObject, Sendable {
+    /// The partial is about to be read from its first byte, or was emptied: forget what was seen.
+    func restart()
+    /// The partial's next bytes.
+    func update(_ bytes: UnsafeRawBufferPointer)
+}
+
 /// `downloads/<sha256>.part` open for appending, hashed as it grows.
 ///
 /// Opening hashes the bytes already there, so a resumed download ends with the digest of the
-/// whole file without reading it twice.
+/// whole file without reading it twice; a `tap` sees the same bytes.
 final class PartialDownload {
     let path: String
     let metaPath: String
@@ -35,16 +46,20 @@ final class PartialDownload {
     private var fd: Int32 { file.descriptor }
     private var digest = Digest(.sha256)
     private(set) var size: Int64 = 0
+    private let tap: (any DownloadTap)?
 
-    init(path: String, metaPath: String) throws {
+    init(path: String, metaPath: String, tap: (any DownloadTap)? = nil) throws {
         self.path = path
         self.metaPath = metaPath
+        self.tap = tap
         let fd = SystemCall.retrying { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         guard fd >= 0 else { throw SyncError.io(operation: "open", path: path, errno: errno) }
         file = FileHandleReader(adopting: fd, path: path)
+        tap?.restart()
         do {
             try file.forEachChunk { chunk in
                 digest.update(chunk)
+                tap?.update(chunk)
                 size += Int64(chunk.count)
             }
         } catch let e as FormatError { throw SyncError.from(e) }
@@ -55,12 +70,14 @@ final class PartialDownload {
         guard ftruncate(fd, 0) == 0 else { throw SyncError.io(operation: "truncate", path: path, errno: errno) }
         guard lseek(fd, 0, SEEK_SET) == 0 else { throw SyncError.io(operation: "seek", path: path, errno: errno) }
         digest = Digest(.sha256)
+        tap?.restart()
         size = 0
     }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws {
         do { try FileIO.writeAll(fd, bytes, path: path) } catch let e as FormatError { throw SyncError.from(e) }
         digest.update(bytes)
+        tap?.update(bytes)
         size += Int64(bytes.count)
     }
 

@@ -124,6 +124,42 @@ import CorpusTestSupport
         #expect(holding.isEmpty, "files holding the plaintext bundle: \(holding)")
     }
 
+    /// The payload's first source cuts every answer short, so the download is resumed there and
+    /// then from the mirror: the plaintext, checked while the payload downloads, takes in the
+    /// bytes already on disk at each resume, and the corpus installs with nothing left behind.
+    @Test func anEncryptedPayloadResumedAndFailedOverMidChunkInstalls() async throws {
+        let keys = TempDirectory("key-store")
+        let gatePort = freeLoopbackPort()
+        let atlas = PublishedCorpusTree.Corpus(id: "atlas", access: "entitled", tier: "pro",
+                                               documents: PublishedCorpusTree.documents("meridian atlas", count: 40, paragraphs: 12, seed: 3))
+        let tree = try PublishedCorpusTree(catalogID: "sealed-catalog", publishArguments: ["--key-store", keys.url("store"), "--gate-url", "http://127.0.0.1:\(gatePort)"],
+                                           corpora: [atlas])
+        let payload = try #require(try Self.catalog(tree).corpora.first { $0.id == "atlas" }?.payload)
+        try #require(payload.size > 2 * 65_552, "the payload spans several chunks: \(payload.size) bytes")
+        let gate = try ServerProcess(BuiltProducts.corpusd, ["serve", tree.publicDir, "--listen", "127.0.0.1:{PORT}",
+                                                             "--entitlement-pub", tree.entitlementPub, "--key-store", keys.url("store")], port: gatePort)
+        defer { gate.stop() }
+        // Each answer for the payload stops a quarter of the way in (not at a chunk boundary).
+        let cut = Int(payload.size / 4) + 13
+        let origin = try MisbehavingServer(root: tree.publicDir) { $0.path == "/" + payload.path ? .truncateAfter(bytes: cut) : .normal }
+        defer { origin.stop() }
+        let mirror = try MisbehavingServer(root: tree.publicDir)
+        defer { mirror.stop() }
+        let client = PublishedTreeClient()
+        let added = try client.run(["remote", "add", "main", origin.baseURL, "--mirror", mirror.baseURL, "--trust", tree.rootPub])
+        #expect(added.status == 0, "\(added.stderr)")
+
+        let r = try client.run(["install", "atlas"], env: ["CORPUS_TOKEN": try tree.token(tier: "pro")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try client.installed() == ["atlas@1"])
+        #expect(try client.search("meridian")?.contains { $0.corpus.hasPrefix("atlas") } == true)
+        let fromOrigin = origin.requests(for: "/" + payload.path).map { $0.headers["range"] }
+        #expect(fromOrigin.first == .some(nil) && fromOrigin.dropFirst().contains("bytes=\(cut)-"), "resumed at the origin: \(fromOrigin)")
+        let fromMirror = try #require(mirror.requests(for: "/" + payload.path).first?.headers["range"], "the mirror resumed the partial")
+        #expect(fromMirror.hasPrefix("bytes=") && fromMirror != "bytes=0-")
+        #expect(client.entries("staging").isEmpty && client.entries("downloads").isEmpty, "nothing left behind")
+    }
+
     /// One refusal: what the fake gate answers and what the source serves, and the code expected.
     struct Refusal: Sendable, CustomStringConvertible {
         var description: String
