@@ -96,14 +96,21 @@ public struct PublishedTree: Sendable {
         return top
     }
 
-    /// Every part the top documents of `versions` name, read from the tree: nodes only (a leaf's
-    /// reference is in its parent), each subtree once however many versions share it. Nil when a
-    /// retained top document or node cannot be read or does not match its reference: what it
-    /// names is unknown, so nothing may be removed.
+    /// Every part the top documents of `versions` name, read from the tree: the trie's nodes only
+    /// (a leaf's reference is in its parent), each subtree once however many versions share it,
+    /// and the listing index with the listing parts it names. Nil when a retained top document,
+    /// node or listing index cannot be read or does not match its reference: what it names is
+    /// unknown, so nothing may be removed.
     public func partsNamed(byTopsOf versions: [Int]) -> Set<PartRef>? {
         var named = Set<PartRef>()
         for version in versions {
-            guard let parts = readTop(version)?.parts else { return nil }
+            guard let top = readTop(version), let parts = top.parts else { return nil }
+            if let listing = top.listing, named.insert(listing.index).inserted {
+                guard listing.index.size <= CatalogPart.maxStoredBytes,
+                      let stored = FileManager.default.contents(atPath: "\(root)/\(listing.index.path)"),
+                      let index = try? ListingDocument.index(stored: stored, ref: listing.index) else { return nil }
+                named.formUnion(index.map(\.part))
+            }
             var stack: [(ref: PartRef, depth: Int)] = [(parts.root, 0)]
             while let (ref, depth) = stack.popLast() {
                 guard named.insert(ref).inserted, depth < parts.depth else { continue }

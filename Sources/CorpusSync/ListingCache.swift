@@ -47,10 +47,14 @@ public struct ListingCache: Sendable {
 /// or not.
 final class StagedListing: Sendable {
     let folder: String
+    /// `HOME/staging` when this refresh made it (a new home's first refresh): it goes too, if
+    /// empty, so a refused first refresh leaves the home exactly as it was.
+    private let madeStaging: String?
 
     init(home: HomeLayout) throws {
         // `<pid>.…`: the staging name `corpus gc` reads its owner from, so it is left alone while this process lives.
         folder = "\(home.staging)/\(getpid()).listing-\(UUID().uuidString.prefix(8).lowercased())"
+        madeStaging = FileIO.exists(home.staging) ? nil : home.staging
         try FileIO.createDirectory(folder)
     }
 
@@ -73,5 +77,9 @@ final class StagedListing: Sendable {
         FileIO.syncDirectory(cache.folder)
     }
 
-    deinit { FileIO.remove(folder) }
+    deinit {
+        FileIO.remove(folder)
+        // rmdir(2) removes only an empty folder: never what another refresh staged meanwhile.
+        if let madeStaging { _ = rmdir(madeStaging) }
+    }
 }

@@ -11,7 +11,8 @@ import CorpusTestSupport
     typealias Fixture = TreePublisherTests.Fixture
 
     /// The parts a top document names, read through the trie from the tree (every part checked
-    /// against its reference); throws when one is missing or altered.
+    /// against its reference), with its listing index and listing parts; throws when one is
+    /// missing or altered.
     static func partsOfTop(_ version: Int, tree: String) throws -> Set<String> {
         let top = try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(TreeLayout.topPath(version: version))")))
         let parts = try #require(top.parts)
@@ -19,7 +20,10 @@ import CorpusTestSupport
             try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(ref.path)"))
         }
         #expect(walk.entries.count == parts.count)
-        return Set(walk.read.map(\.ref.path))
+        let listing = try #require(top.listing, "a top document of this release names its listing")
+        let index = try ListingDocument.index(stored: Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(listing.index.path)")), ref: listing.index)
+        for p in index { _ = try ListingDocument.rows(stored: Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(p.part.path)")), ref: p) }
+        return Set(walk.read.map(\.ref.path)).union([listing.index.path]).union(index.map(\.part.path))
     }
 
     static func partsOnDisk(_ tree: String) -> Set<String> {
