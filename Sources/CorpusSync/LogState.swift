@@ -59,9 +59,10 @@ public struct LogState: Sendable {
 
     func keptCheckpoints(_ remote: String) -> String { "\(home.state(remote))/log-checkpoints" }
 
-    /// Gives every corpus of `catalog` installed at the version it lists, and holding no proof yet,
-    /// the proof that the catalog it came from is in the log: the note once (`log-checkpoints/`),
-    /// then the proof naming it; then drops what no installed corpus needs (`pruneKeptProofs`).
+    /// Gives every corpus of `catalog` installed at the version it lists, and holding no proof yet
+    /// (or one naming a note that is gone), the proof that the catalog it came from is in the log:
+    /// the note once (`log-checkpoints/`), then the proof naming it; then drops what no installed
+    /// corpus needs (`pruneKeptProofs`).
     public func keepWithInstalled(_ inclusion: LogInclusion, catalog: Catalog, remote: String) throws {
         let lock = try HomeLocks(home: home).logProofs(remote: remote, wait: .upTo(seconds: 30))
         defer { withExtendedLifetime(lock) {} }
@@ -71,7 +72,10 @@ public struct LogState: Sendable {
             guard let dir = home.currentVersionDirectory(remote: remote, id: entry.id),
                   let record = InstallRecord.read(versionDirectory: dir), record.version == entry.version else { continue }
             let path = installedInclusionPath(remote: remote, id: entry.id, version: "\(entry.version)")
-            guard !FileIO.exists(path) else { continue }
+            // A proof kept already stays, unless the note it names is gone (a damaged home): a new one mends it.
+            if let held = FileManager.default.contents(atPath: path) {
+                guard let size = LogInclusion.namedTreeSize(kept: [UInt8](held)), !FileIO.exists(keptCheckpointPath(remote: remote, treeSize: size)) else { continue }
+            }
             if !noteKept {
                 try keepNote(inclusion.note, checkpoint: checkpoint, remote: remote)
                 noteKept = true

@@ -76,7 +76,12 @@ import CorpusTestSupport
         var error = try #require(failed.first?["error"] as? [String: Any])
         #expect(error["code"] as? String == "local-file", "\(error)")
         #expect((error["message"] as? String)?.contains("log-checkpoints/\(size), a file of this home folder, is damaged: it is missing") == true, "\(error)")
+        #expect((error["hint"] as? String)?.contains("corpus sync") == true, "\(error)")
         #expect(client.snapshot == before)
+        // What the hint says mends it: the proofs are kept again, with the note they name.
+        try client.must(["sync"])
+        #expect(try client.json(["verify", "--log"]).status == 0)
+        #expect(try read(client, "state/main/log-checkpoints/\(size)") == note)
 
         // The same note with its root changed: the catalog key's signature no longer verifies.
         var text = String(decoding: note, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
