@@ -43,13 +43,13 @@ import Testing
 }
 
 /// The file kept with each installed corpus at the worst size near a million leaves: the last leaf
-/// of a tree of 2^20 (20 proof hashes, the most below 2^20 + 1), the longest catalog id, a top
-/// document's leaf and a seven-digit version. The goal is under 1 KB.
+/// of a tree of 2^20 (20 proof hashes, the most below 2^20 + 1), the longest catalog id, the
+/// longest kind word (`catalog`) and a seven-digit version. The goal is under 1 KB.
 @Suite struct LogKeptProofSizeTests {
     @Test func theKeptProofOfTheLastLeafOfAMillionIsUnder1KB() throws {
         let id = String(repeating: "c", count: Identifier.maxLength)
         let size: UInt64 = 1 << 20
-        let leaf = try LogLeaf(catalogID: id, version: 1_048_576, topDocumentBytes: Array("top".utf8))
+        let leaf = try LogLeaf(catalogID: id, version: 1_048_576, documentBytes: Array("catalog".utf8))
         let proof = (0..<20).map { i in [UInt8](repeating: UInt8(i), count: MerkleHash.size) }
         let checkpoint = try Checkpoint(origin: TreeLog.origin(catalogID: id), size: size, rootHash: [UInt8](repeating: 1, count: MerkleHash.size))
         var note = try SignedNote(text: checkpoint.text)
@@ -57,6 +57,7 @@ import Testing
         let kept = LogInclusion(leaf: leaf, index: size - 1, proof: proof, note: note.bytes)
         let bytes = kept.keptBytes(treeSize: size)
         #expect(bytes.count < 1024, "the kept proof has \(bytes.count) bytes")
+        #expect(bytes.count == 1_020, "docs/format.md gives this figure")
         #expect(try LogInclusion(kept: bytes) { $0 == size ? note.bytes : [] } == kept)
     }
 }
