@@ -3,8 +3,9 @@ import Foundation
 
 /// What a client keeps of a remote's transparency log (docs/layout.md): the checkpoint it accepted
 /// last, byte for byte as served (`state/<remote>/checkpoint`), the inclusion proof of the catalog
-/// version it accepted (`state/<remote>/log-inclusion`), and, after a fork, the evidence
-/// (`forks/<remote>-<time>/`).
+/// version it accepted (`state/<remote>/log-inclusion`), each installed corpus's proof
+/// (`log-proofs/<id>@<version>`) naming its note, kept once (`log-checkpoints/<tree size>`), and,
+/// after a fork, the evidence (`forks/<remote>-<time>/`).
 public struct LogState: Sendable {
     /// A checkpoint and the catalog's inclusion proof against it, verified, to be written on commit.
     public struct Accepted: Sendable {

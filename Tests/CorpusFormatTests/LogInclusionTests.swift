@@ -30,6 +30,20 @@ import Testing
         #expect(kept.bytes.count < 1024, "\(kept.bytes.count) bytes")
     }
 
+    @Test func aProofKeptWithACorpusReadsItsNamedNoteAndRefusesOneOfAnotherSize() throws {
+        let kept = try sample(size: 300, index: 257)
+        let other = try sample(size: 299, index: 257)
+        let bytes = kept.keptBytes(treeSize: 300)
+        #expect(try LogInclusion(kept: bytes) { $0 == 300 ? kept.note : [] } == kept)
+        #expect(try LogInclusion(kept: kept.bytes) { _ in [] } == kept, "a v1 file holds its note")
+        #expect(throws: TransparencyLogError.malformedLeaf(reason: "inclusion proof: it names the checkpoint of size 300; the note kept holds size 299")) {
+            try LogInclusion(kept: bytes) { _ in other.note }
+        }
+        #expect(throws: TransparencyLogError.malformedLeaf(reason: "inclusion proof: text after the checkpoint line")) {
+            try LogInclusion(kept: bytes + Array("\n".utf8)) { _ in kept.note }
+        }
+    }
+
     @Test func aChangedLeafOrProofNoLongerVerifies() throws {
         let kept = try sample(size: 300, index: 257)
         let otherLeaf = LogInclusion(leaf: try LogLeaf(catalogID: "harbor", version: 258, documentBytes: Array("another".utf8)),
