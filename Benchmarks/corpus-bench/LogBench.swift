@@ -36,7 +36,7 @@ enum LogBench {
                 let accepted = try require(growth.leaves(after: n).last, "the accepted leaf")
                 let leafHash = MerkleHash.leaf(accepted)
                 var totals: [Double] = [], verifies: [Double] = []
-                var bytes = 0, kept = 0
+                var bytes = 0, kept = 0, noteBytes = 0
                 for _ in 0..<runs {
                     let t0 = DispatchTime.now().uptimeNanoseconds
                     let note = try require(try await log.checkpointBytes(), "log/checkpoint")
@@ -52,10 +52,13 @@ enum LogBench {
                     totals.append(Double(t2 - t0) / 1e6)
                     verifies.append(Double(t2 - t1) / 1e6)
                     bytes = note.count + tileBytes
-                    kept = LogInclusion(leaf: try LogLeaf(bytes: accepted), index: index, proof: proofs.inclusion, note: note).bytes.count
+                    // What each installed corpus keeps (v2): the proof, naming the note the remote keeps once.
+                    kept = LogInclusion(leaf: try LogLeaf(bytes: accepted), index: index, proof: proofs.inclusion, note: note)
+                        .keptBytes(treeSize: checkpoint.size).count
+                    noteBytes = note.count
                 }
                 let grown = "\(n) leaves + \(growth.label)"
-                print("leaves=\(n) growth=\(growth.treeSuffix.isEmpty ? "one-leaf" : "one-publish") bytes=\(bytes) kept_proof=\(kept) "
+                print("leaves=\(n) growth=\(growth.treeSuffix.isEmpty ? "one-leaf" : "one-publish") bytes=\(bytes) kept_proof=\(kept) kept_note=\(noteBytes) "
                       + "check_ms=\(BenchProcess.median(totals)) verify_ms=\(BenchProcess.median(verifies))")
                 BenchProcess.result("log refresh, \(grown): bytes fetched", Double(bytes), "B", goal: "<=20480")
                 BenchProcess.result("log refresh, \(grown): check (fetch + verify)", BenchProcess.median(totals), "ms", goal: "-")

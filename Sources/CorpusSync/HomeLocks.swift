@@ -9,6 +9,7 @@ import CorpusFormat
 /// - `downloads`: held shared by every run that downloads, and exclusively by `gc` while it
 ///   deletes partials, so no live partial is deleted;
 /// - `import-limit`: held while a new corpus is counted against the import limit and linked;
+/// - `log-proofs-<remote>`: held while kept log proofs and their notes are written or pruned;
 /// - `embedder-<id>`: held while a model is installed or collected, and by an install until the
 ///   corpus that needs the model is in place.
 struct HomeLocks: Sendable {
@@ -25,6 +26,12 @@ struct HomeLocks: Sendable {
 
     func importLimit(wait: FileLock.Wait) throws -> FileLock {
         try take("import-limit", wait: wait)
+    }
+
+    /// Held while a remote's kept inclusion proofs and the notes they name are written or pruned,
+    /// so no note is removed between being written and named.
+    func logProofs(remote: String, wait: FileLock.Wait) throws -> FileLock {
+        try take("log-proofs-\(remote)", wait: wait)
     }
 
     func embedder(id: String, wait: FileLock.Wait) throws -> FileLock {

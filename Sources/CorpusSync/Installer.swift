@@ -220,6 +220,9 @@ public struct Installer: Sendable {
         FileIO.syncDirectory(home.corpusDirectory(remote: remote, id: id))
         LifecycleStep.reached("current-unlinked")
         try discardTree(home.corpusDirectory(remote: remote, id: id))
+        // Its kept log proof, and the note only it named, go with it. Not done (the lock busy): the
+        // next catalog commit prunes them; neither is read for a corpus that is not installed.
+        try? LogState(home: home).pruneKeptProofs(remote: remote)
     }
 
     /// Deletes a folder tree so that it is never seen half-deleted: it is first renamed into

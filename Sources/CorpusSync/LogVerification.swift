@@ -29,13 +29,13 @@ public enum LogVerification {
             let root = try TrustStore(home: home).currentRoot(for: remote)
             let origin = TreeLog.origin(catalogID: accepted.catalog.id)
             let verifiers = try root.catalogKeys.map { try $0.noteVerifier(keyName: origin) }
-            func check(_ inclusion: LogInclusion?, corpus: String?, expected: SHA256Digest?) -> Outcome {
+            func check(_ read: () throws -> LogInclusion?, corpus: String?, expected: SHA256Digest?) -> Outcome {
                 var o = Outcome(remote: remote.name, corpus: corpus)
-                guard let inclusion else {
-                    o.error = .logRefused(reason: "no inclusion proof is kept")
-                    return o
-                }
                 do {
+                    guard let inclusion = try read() else {
+                        o.error = .logRefused(reason: "no inclusion proof is kept")
+                        return o
+                    }
                     _ = try Checkpoint.open(inclusion.note, origin: origin, verifiers: verifiers)
                     let checkpoint = try inclusion.verify()
                     o.treeSize = checkpoint.size
@@ -51,12 +51,11 @@ public enum LogVerification {
                 return o
             }
             let kept = state.acceptedInclusion(remote.name)
-            out.append(check(kept, corpus: nil, expected: kept?.leaf.version == accepted.catalog.version ? SHA256.digest(accepted.bytes) : nil))
+            out.append(check({ kept }, corpus: nil, expected: kept?.leaf.version == accepted.catalog.version ? SHA256.digest(accepted.bytes) : nil))
             for (r, id) in home.installedCorpora() where r == remote.name {
                 guard let dir = home.currentVersionDirectory(remote: r, id: id), let record = InstallRecord.read(versionDirectory: dir) else { continue }
-                let path = state.installedInclusionPath(remote: r, id: id, version: "\(record.version)")
-                let proof = FileManager.default.contents(atPath: path).flatMap { try? LogInclusion(bytes: [UInt8]($0)) }
-                out.append(check(proof, corpus: "\(id)@\(record.version)", expected: nil))
+                out.append(check({ try state.keptInclusion(remote: r, id: id, version: "\(record.version)") },
+                                 corpus: "\(id)@\(record.version)", expected: nil))
             }
             if let other, let note = try? otherNote(other.bytes), let theirs = try? Checkpoint(text: note.text), theirs.origin == origin {
                 compared = true

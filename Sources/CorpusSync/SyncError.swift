@@ -317,6 +317,10 @@ extension SyncError {
     public var localFileAdvice: String? {
         guard case let .localFileDamaged(path, _) = self else { return nil }
         let parts = path.split(separator: "/").map(String.init)
+        // `state/<remote>/log-checkpoints/<tree size>`, the note kept proofs name.
+        if parts.dropLast().last == "log-checkpoints" {
+            return "run corpus sync: it keeps a new proof, and the checkpoint it names, for each corpus installed"
+        }
         // The names of `HomeLayout.config`, `.token` and the install record.
         switch parts.last ?? "" {
         case "config.json":

@@ -30,6 +30,20 @@ import Testing
         #expect(kept.bytes.count < 1024, "\(kept.bytes.count) bytes")
     }
 
+    @Test func aProofKeptWithACorpusReadsItsNamedNoteAndRefusesOneOfAnotherSize() throws {
+        let kept = try sample(size: 300, index: 257)
+        let other = try sample(size: 299, index: 257)
+        let bytes = kept.keptBytes(treeSize: 300)
+        #expect(try LogInclusion(kept: bytes) { $0 == 300 ? kept.note : [] } == kept)
+        #expect(try LogInclusion(kept: kept.bytes) { _ in [] } == kept, "a v1 file holds its note")
+        #expect(throws: TransparencyLogError.malformedLeaf(reason: "inclusion proof: it names the checkpoint of size 300; the note kept holds size 299")) {
+            try LogInclusion(kept: bytes) { _ in other.note }
+        }
+        #expect(throws: TransparencyLogError.malformedLeaf(reason: "inclusion proof: text after the checkpoint line")) {
+            try LogInclusion(kept: bytes + Array("\n".utf8)) { _ in kept.note }
+        }
+    }
+
     @Test func aChangedLeafOrProofNoLongerVerifies() throws {
         let kept = try sample(size: 300, index: 257)
         let otherLeaf = LogInclusion(leaf: try LogLeaf(catalogID: "harbor", version: 258, documentBytes: Array("another".utf8)),
@@ -39,5 +53,25 @@ import Testing
         proof[0][0] ^= 1
         let otherProof = LogInclusion(leaf: kept.leaf, index: kept.index, proof: proof, note: kept.note)
         #expect(throws: TransparencyLogError.inclusionProofInvalid(index: 257, treeSize: 300)) { try otherProof.verify() }
+    }
+}
+
+/// The file kept with each installed corpus at the worst size near a million leaves: the last leaf
+/// of a tree of 2^20 (20 proof hashes, the most below 2^20 + 1), the longest catalog id, the
+/// longest kind word (`catalog`) and a seven-digit version. The goal is under 1 KB.
+@Suite struct LogKeptProofSizeTests {
+    @Test func theKeptProofOfTheLastLeafOfAMillionIsUnder1KB() throws {
+        let id = String(repeating: "c", count: Identifier.maxLength)
+        let size: UInt64 = 1 << 20
+        let leaf = try LogLeaf(catalogID: id, version: 1_048_576, documentBytes: Array("catalog".utf8))
+        let proof = (0..<20).map { i in [UInt8](repeating: UInt8(i), count: MerkleHash.size) }
+        let checkpoint = try Checkpoint(origin: TreeLog.origin(catalogID: id), size: size, rootHash: [UInt8](repeating: 1, count: MerkleHash.size))
+        var note = try SignedNote(text: checkpoint.text)
+        try note.sign(with: try SecretKey.generate().noteSigner(keyName: TreeLog.origin(catalogID: id)))
+        let kept = LogInclusion(leaf: leaf, index: size - 1, proof: proof, note: note.bytes)
+        let bytes = kept.keptBytes(treeSize: size)
+        #expect(bytes.count < 1024, "the kept proof has \(bytes.count) bytes")
+        #expect(bytes.count == 1_020, "docs/format.md gives this figure")
+        #expect(try LogInclusion(kept: bytes) { $0 == size ? note.bytes : [] } == kept)
     }
 }
