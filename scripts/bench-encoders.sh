@@ -17,9 +17,20 @@ scripts/release-build.sh --product corpus-bench 2>&1 | grep -E "error|warning: u
 /usr/bin/python3 scripts/bert_reference.py make --out .build/random-models --vocab models/all-MiniLM-L6-v2/vocab.txt \
   --golden Tests/Fixtures/minilm-golden.json
 
-# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE may be set on this machine for old OpenBLAS builds; they
-# slow a current NumPy, so they are unset for the peers' commands alone (and nowhere else).
-peer_json="$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 scripts/numpy_sgemm.py 1024)"
+# The peers run on the same OpenBLAS kernels as the encoder. Debian 12's OpenBLAS 0.3.21 picks its
+# kernels by CPU model and gives a model newer than its table the Prescott (SSE3) ones; the encoder's
+# loader names the core from the CPU's flags instead (OpenBLAS.coreType, docs/engine.md "Matrix
+# products"), and the same rule, here, is given to NumPy, so the sgemm ceiling is this machine's
+# real one and not a crippled one. A core the user set in OPENBLAS_CORETYPE is kept for both.
+flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+has() { for f in "$@"; do [[ "$flags" == *" $f "* ]] || return 1; done; }
+if [[ -n "${OPENBLAS_CORETYPE:-}" ]]; then core="$OPENBLAS_CORETYPE"
+elif has avx512f avx512cd avx512bw avx512dq avx512vl; then core=SkylakeX
+elif has avx2 fma; then core=Haswell
+else core=""; fi
+echo "OpenBLAS core for the encoder and the peers: ${core:-chosen by OpenBLAS}"
+peer_env=(env -u OPENBLAS_L2_SIZE ${core:+OPENBLAS_CORETYPE=$core})
+peer_json="$("${peer_env[@]}" /usr/bin/python3 scripts/numpy_sgemm.py 1024)"
 echo "numpy sgemm 1024: $peer_json"
 peer="$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["gflops"])' "$peer_json")"
 
@@ -28,7 +39,7 @@ bge_prompt="Represent this sentence for searching relevant passages: "
 run() { # label id folder [--query-prompt P]
   local label=$1 id=$2 folder=$3; shift 3
   local numpy
-  numpy="$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 scripts/bert_reference.py bench --model "$folder" "$@")"
+  numpy="$("${peer_env[@]}" /usr/bin/python3 scripts/bert_reference.py bench --model "$folder" "$@")"
   echo "numpy $label: $numpy"
   .build/release/corpus-bench encoder --model "$folder" --id "$id" --label "$label" --sgemm-gflops "$peer" "$@" | tee ".bench/encoder-$label.txt"
   # Machine-readable lines for scripts/bench.sh: RESULT name value unit peer ratio goal.

@@ -2,8 +2,8 @@
 """The machine's single-precision matrix-multiply rate, measured with NumPy: the peer that
 the sentence encoders' GFLOP/s is divided by in scripts/bench-encoders.sh.
 
-Run with Debian's /usr/bin/python3 (python3-numpy). OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when
-set on this machine, slow a current NumPy, so the caller unsets both for this command alone.
+Run with Debian's /usr/bin/python3 (python3-numpy), with OPENBLAS_CORETYPE set to the core the
+encoder's loader picks (scripts/bench-encoders.sh), so both run the same kernels.
 Prints one JSON object: {"gflops": median rate, "n": size, "blas": which BLAS and kernel}.
 """
 import ctypes
