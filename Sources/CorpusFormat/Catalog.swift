@@ -65,9 +65,6 @@ public struct CatalogEntry: Codable, Hashable, Sendable {
     /// Present on a version being offered to a growing share of clients (`Rollout`).
     public var rollout: Rollout?
 
-    /// `channel`, or `stable` when the entry names none.
-    public var channelName: String { channel ?? ChannelRules.defaultChannel }
-
     /// The bundle encrypted once as an age payload (`payloads/<sha256>.age`), which any mirror or
     /// cache may carry; its key comes from the catalog's `gate` (docs/format.md "Encrypted
     /// entitled corpora"). Absent for a bundle served in the clear.

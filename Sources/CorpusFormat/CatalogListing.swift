@@ -37,8 +37,6 @@ public struct ListingRow: Codable, Hashable, Sendable {
         rollout = e.rollout
     }
 
-    public var channelName: String { channel ?? ChannelRules.defaultChannel }
-
     /// The bytes of the row's free text, what can make a row long (the rest is a few dozen bytes).
     public var textBytes: Int {
         id.utf8.count + title.utf8.count + description.utf8.count + language.utf8.count + license.utf8.count + (tier?.utf8.count ?? 0)

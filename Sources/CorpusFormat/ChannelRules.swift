@@ -24,8 +24,6 @@ public enum ChannelRules {
             self.rollout = rollout
             self.content = content
         }
-
-        var channelName: String { channel ?? ChannelRules.defaultChannel }
     }
 
     /// The first broken rule among `listings`, as a sentence naming the corpus, channel and versions; nil when they hold.

@@ -77,13 +77,21 @@ public struct ChannelSelection: Sendable {
     }
 }
 
-/// What picks the version a client is offered: a catalog entry, or a listing row of it.
+/// What picks the version a client is offered: a catalog entry, a listing row of it, or an entry
+/// as the channel rules check it.
 public protocol ChannelCandidate {
     var id: String { get }
     var version: CorpusVersion { get }
-    var channelName: String { get }
+    /// The channel named; absent means `stable`.
+    var channel: String? { get }
     var rollout: Rollout? { get }
+}
+
+extension ChannelCandidate {
+    /// `channel`, or `stable` when none is named: the one default for every kind of entry.
+    public var channelName: String { channel ?? ChannelRules.defaultChannel }
 }
 
 extension CatalogEntry: ChannelCandidate {}
 extension ListingRow: ChannelCandidate {}
+extension ChannelRules.Listing: ChannelCandidate {}
