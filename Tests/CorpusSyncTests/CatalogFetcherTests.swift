@@ -220,7 +220,8 @@ import Testing
 
     @Test func unreachableRemoteIsANetworkErrorAfterEveryAttempt() async throws {
         let env = try SyncTestEnvironment()
-        let remote = try Remote(name: "main", url: "http://127.0.0.1:\(freeLoopbackPort())", rootKey: env.tree.pinnedKey)
+        let refusing = RefusingLoopbackPort()
+        let remote = try Remote(name: "main", url: "http://127.0.0.1:\(refusing.port)", rootKey: env.tree.pinnedKey)
         let before = env.snapshot
         do {
             _ = try await env.fetcher().refresh(remote)
@@ -230,5 +231,6 @@ import Testing
             guard case .network = last else { Issue.record("expected a connection failure, got \(last)"); return }
         }
         #expect(env.snapshot == before)
+        withExtendedLifetime(refusing) {}
     }
 }
