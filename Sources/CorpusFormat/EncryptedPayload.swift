@@ -42,24 +42,4 @@ public enum EncryptedPayload {
         let sha = SHA256Digest(bytes: digest.finalize())
         return BundleRef(path: TreeLayout.payloadPath(sha256: sha.hex), digest: sha, size: size)
     }
-
-    /// Decrypts the payload at `path` under `fileKey` into `sink`, chunk by chunk, each passed on
-    /// only once its tag verified; refuses (`AgeError`) a tampered, truncated or extended payload.
-    /// The plaintext's SHA-256 and size are returned for the caller to hold against the catalog.
-    public static func decrypt(fileAt path: String, fileKey: AgeFileKey,
-                               sink: (UnsafeRawBufferPointer) throws -> Void) throws -> (digest: SHA256Digest, size: Int64) {
-        let decryptor = AgePayloadDecryptor(fileKey: fileKey)
-        let digest = Digest(.sha256)
-        var size: Int64 = 0
-        try withoutActuallyEscaping(sink) { sink in
-            let hashing: (UnsafeRawBufferPointer) throws -> Void = { bytes in
-                digest.update(bytes)
-                size += Int64(bytes.count)
-                try sink(bytes)
-            }
-            try FileHandleReader(path: path).forEachChunk { try decryptor.update($0, sink: hashing) }
-            try decryptor.finish(sink: hashing)
-        }
-        return (SHA256Digest(bytes: digest.finalize()), size)
-    }
 }
