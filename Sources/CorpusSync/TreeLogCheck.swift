@@ -107,7 +107,7 @@ struct TreeLogCheck: Sendable {
         // one replaces it only when it extends it), so that the other view, wherever it is seen,
         // shows the fork.
         if let witnesses, let cosigned, cosigned < witnesses.threshold {
-            if pendingStanding == .none || pendingStanding == .extends {
+            if [.none, .unverified, .extends].contains(pendingStanding) {
                 try state.keepPending(LogState.PendingNote(note: served, source: source.baseURL), remote: remote.name)
             }
             throw SyncError.logNotCosigned(treeSize: n, cosigned: cosigned, required: witnesses.threshold)

@@ -97,6 +97,54 @@ import CorpusTestSupport
         }
     }
 
+    /// The pending note is replaced only by one that extends it: a later publish still in the
+    /// window replaces it; a stale copy of an older one leaves it (and everything else) as it was.
+    @Test func aPendingCheckpointIsReplacedOnlyByOneThatExtendsIt() throws {
+        let key = try publisher.keygen("catalog"), witness = try publisher.keygen("witness")
+        let state = work.url("witness")
+        try publish("one", version: 1, key: key)
+        let server = try publisher.serve()
+        try witnessAndCosign(server.url, witness: witness, key: key, state: state)
+        let client = IntegrationClient("window-pending")
+        try client.must(["remote", "add", "main", server.url, "--trust", key.pub, "--witness", "\(state)/witness.vkey"])
+        try client.must(["catalog"])
+        let accepted = try Data(contentsOf: URL(fileURLWithPath: client.homeDir.url("state/main/checkpoint")))
+        let pendingPath = client.homeDir.url("state/main/pending-checkpoint")
+        let served = { try Data(contentsOf: URL(fileURLWithPath: "\(self.publisher.publicDir)/log/checkpoint")) }
+
+        try publish("two", version: 2, key: key)
+        let stale = work.url("stale")
+        #expect(try ProcessRunner.run("/bin/cp", ["-a", publisher.publicDir, stale], timeout: 30).status == 0)
+        #expect(try client.json(["catalog"]).status == 0)
+        let second = try served()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pendingPath)) == second)
+
+        // Version 3, still in the window, extends the pending note: it replaces it.
+        try publish("three", version: 3, key: key)
+        #expect(try client.json(["catalog"]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pendingPath)) == served())
+
+        // A stale copy still serving version 2's note: not cosigned either, older than the pending
+        // one, which stays; nothing in the home changes.
+        server.stop()
+        let staleServer = try publisher.serve(tree: stale, port: server.port)
+        let before = client.snapshot
+        let r = try client.json(["catalog"])
+        staleServer.stop()
+        #expect(r.status == 0 && r.result.stderr.contains("not yet cosigned"), "\(r.result.stdout) \(r.result.stderr)")
+        #expect(client.snapshot == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: client.homeDir.url("state/main/checkpoint"))) == accepted)
+
+        // Cosigned, version 3 is accepted and the pending note it covers goes.
+        let back = try publisher.serve(port: server.port)
+        defer { back.stop() }
+        try witnessAndCosign(back.url, witness: witness, key: key, state: state)
+        #expect(try client.json(["catalog"]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: client.homeDir.url("state/main/checkpoint"))) == served())
+        #expect(!FileManager.default.fileExists(atPath: pendingPath))
+        #expect(!FileManager.default.fileExists(atPath: client.homeDir.url("forks")))
+    }
+
     @Test func aMirrorServingTheCosignedCheckpointIsUsedWhenTheOriginIsStillInTheWindow() throws {
         let key = try publisher.keygen("catalog"), witness = try publisher.keygen("witness")
         let state = work.url("witness")
