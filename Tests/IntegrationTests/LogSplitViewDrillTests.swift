@@ -118,6 +118,10 @@ import CorpusTestSupport
         try b.must(["remote", "add", "main", split.s2.url, "--trust", key.pub, "--witness", split.vkey])
         let accepted = try a.json(["catalog"])
         #expect(accepted.status == 0, "\(accepted.result.stderr)")
+        // A2 follows the cosigned view too, with the publisher's own tree as a mirror.
+        let a2 = IntegrationClient("a2")
+        try a2.must(["remote", "add", "main", split.s1.url, "--mirror", split.servers[0].url, "--trust", key.pub, "--witness", split.vkey])
+        #expect(try a2.json(["catalog"]).status == 0)
         try refusedAsNotCosigned(b, split)
 
         // The targeted history goes on (version 3), and A, which follows the cosigned one, is
@@ -139,6 +143,12 @@ import CorpusTestSupport
         #expect(evidence.isTheOnlyChange, "\(evidence.added)")
         #expect(evidence.accepted == held)
         #expect(try evidence.served == checkpoint(m2))
+        // A fork is proof whichever source served it: A2's next source, which still serves the
+        // cosigned view, does not hide it.
+        let beforeA2 = a2.snapshot
+        let forkA2 = try a2.json(["catalog"])
+        #expect(forkA2.status == 3 && code(forkA2) == "log-fork", "\(forkA2.result.stdout) \(forkA2.result.stderr)")
+        #expect(ForkEvidence(client: a2, since: beforeA2).isTheOnlyChange)
     }
 
     /// B's remote has both mirrors, its own view first: the uncosigned note it is shown first is
