@@ -234,6 +234,12 @@ import CorpusTestSupport
         #expect(proof.status == 3, "\(proof.result.stdout) \(proof.result.stderr)")
         let proofFork = (proof.object["log"] as? [[String: Any]])?.first { $0["against"] != nil }
         #expect((proofFork?["error"] as? [String: Any])?["code"] as? String == "log-fork", "\(proof.result.stdout)")
+        // The proof alone, without the note it names, is a file the user did not give: not a fork.
+        let alone = work.url("proof-alone/log-proofs/beta@1.0.0")
+        try FileManager.default.createDirectory(atPath: work.url("proof-alone/log-proofs"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: a.homeDir.url("state/main/log-proofs/beta@1.0.0"), toPath: alone)
+        let missing = try b.json(["verify", "--log", "--against", alone])
+        #expect(missing.status == 6 && code(missing) == "not-found", "\(missing.result.stdout) \(missing.result.stderr)")
         // The same checkpoint compared with itself is no fork.
         let same = try a.json(["verify", "--log", "--against", a.homeDir.url("state/main/checkpoint")])
         #expect(same.status == 0, "\(same.result.stdout)")
