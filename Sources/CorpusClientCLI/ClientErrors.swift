@@ -46,7 +46,7 @@ enum ClientErrors {
         case .unsupportedFormat: return "update corpus to a release that reads this catalog"
         case .logRefused: return "the catalog was not accepted; try another mirror, or tell the publisher (and its witnesses)"
         case .logNotCosigned:
-            return "nothing was written, and a catalog accepted before stays in use; its publisher has not yet added its witnesses' cosignatures (corpusd cosign): try again later"
+            return "a catalog accepted before stays in use, and the checkpoint is kept as pending, only to compare with the next; its publisher has not yet added its witnesses' cosignatures (corpusd cosign): try again later"
         case .logFork: return "nothing was accepted; send the kept checkpoints to the publisher and the witnesses, or compare with another client (corpus verify --log FILE)"
         case .signatureMissing, .signatureInvalid, .untrustedKey, .catalogConflict:
             return "check that the key you pinned is the publisher's (corpus remote add … --trust)"

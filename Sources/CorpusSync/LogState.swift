@@ -4,13 +4,31 @@ import Foundation
 /// What a client keeps of a remote's transparency log (docs/layout.md): the checkpoint it accepted
 /// last, byte for byte as served (`state/<remote>/checkpoint`), the inclusion proof of the catalog
 /// version it accepted (`state/<remote>/log-inclusion`), each installed corpus's proof
-/// (`log-proofs/<id>@<version>`) naming its note, kept once (`log-checkpoints/<tree size>`), and,
-/// after a fork, the evidence (`forks/<remote>-<time>/`).
+/// (`log-proofs/<id>@<version>`) naming its note, kept once (`log-checkpoints/<tree size>`), the
+/// checkpoint refused last as not cosigned (`state/<remote>/pending-checkpoint`, with the URL that
+/// served it in `pending-source`), and, after a fork, the evidence (`forks/<remote>-<time>/`).
 public struct LogState: Sendable {
     /// A checkpoint and the catalog's inclusion proof against it, verified, to be written on commit.
     public struct Accepted: Sendable {
         public var inclusion: LogInclusion
         public var checkpoint: Checkpoint
+        /// True when the pending checkpoint is to go: this one is it or extends it (or the newest
+        /// root's keys no longer verify it).
+        var dropsPending = false
+    }
+
+    /// A checkpoint refused as not cosigned: signed by the log key and extending the accepted one,
+    /// never trusted for anything, only compared with what is served next (a split view shown to
+    /// this client alone forks from it).
+    struct PendingNote: Sendable {
+        let note: [UInt8]
+        let source: String
+    }
+
+    /// The note a served checkpoint forks from, as the evidence names it.
+    enum ForkedFrom: Sendable {
+        case accepted([UInt8])
+        case pending(PendingNote)
     }
 
     public let home: HomeLayout
@@ -20,6 +38,8 @@ public struct LogState: Sendable {
     public func checkpointPath(_ remote: String) -> String { "\(home.state(remote))/checkpoint" }
     public func inclusionPath(_ remote: String) -> String { "\(home.state(remote))/log-inclusion" }
     public var forks: String { "\(home.root)/forks" }
+    public func pendingPath(_ remote: String) -> String { "\(home.state(remote))/pending-checkpoint" }
+    func pendingSourcePath(_ remote: String) -> String { "\(home.state(remote))/pending-source" }
 
     /// The checkpoint note accepted last, as served; nil before the first. It was verified before it
     /// was written; one that no longer parses is a damaged local file.
@@ -38,11 +58,31 @@ public struct LogState: Sendable {
         FileManager.default.contents(atPath: inclusionPath(remote)).flatMap { try? LogInclusion(bytes: [UInt8]($0)) }
     }
 
-    /// Writes the inclusion proof, then the checkpoint it proves against, each atomically.
+    /// Writes the inclusion proof, then the checkpoint it proves against, each atomically; then
+    /// drops the pending checkpoint it covers.
     public func persist(_ accepted: Accepted, remote: String) throws {
         try FileIO.createDirectory(home.state(remote))
         try FileIO.writeAtomically(Data(accepted.inclusion.bytes), to: inclusionPath(remote))
         try FileIO.writeAtomically(Data(accepted.inclusion.note), to: checkpointPath(remote))
+        if accepted.dropsPending {
+            FileIO.remove(pendingPath(remote))
+            FileIO.remove(pendingSourcePath(remote))
+        }
+    }
+
+    /// The pending checkpoint as served, with the URL that served it; nil when none. It is only
+    /// compared, never trusted, so one without its source names none.
+    func pendingCheckpoint(_ remote: String) -> PendingNote? {
+        guard let note = FileManager.default.contents(atPath: pendingPath(remote)) else { return nil }
+        let source = FileManager.default.contents(atPath: pendingSourcePath(remote)).map { String(decoding: $0, as: UTF8.self) }
+        return PendingNote(note: [UInt8](note), source: source?.trimmingCharacters(in: .newlines) ?? "an unknown source")
+    }
+
+    /// Keeps `pending` (the source, then the note, each atomically), replacing the one held.
+    func keepPending(_ pending: PendingNote, remote: String) throws {
+        try FileIO.createDirectory(home.state(remote))
+        try FileIO.writeAtomically(Data("\(pending.source)\n".utf8), to: pendingSourcePath(remote))
+        try FileIO.writeAtomically(Data(pending.note), to: pendingPath(remote))
     }
 
     /// Where the inclusion proof of the catalog version a corpus was installed from is kept: in the
@@ -138,8 +178,8 @@ public struct LogState: Sendable {
         }
     }
 
-    /// Keeps the two notes of a fork as served, with where it came from; returns the folder.
-    func keepEvidence(remote: String, accepted: [UInt8], served: [UInt8], source: String, now: Date) throws -> String {
+    /// Keeps the two notes of a fork as served, with where they came from; returns the folder.
+    func keepEvidence(remote: String, forkedFrom held: ForkedFrom, served: [UInt8], source: String, now: Date) throws -> String {
         let stamp = Timestamp.format(now).replacingOccurrences(of: ":", with: "")
         var folder = "\(forks)/\(remote)-\(stamp)"
         var n = 1
@@ -148,9 +188,16 @@ public struct LogState: Sendable {
             folder = "\(forks)/\(remote)-\(stamp)-\(n)"
         }
         try FileIO.createDirectory(folder)
-        try FileIO.writeAtomically(Data(accepted), to: "\(folder)/accepted-checkpoint")
+        var sources = "served by \(source)\n"
+        switch held {
+        case let .accepted(note):
+            try FileIO.writeAtomically(Data(note), to: "\(folder)/accepted-checkpoint")
+        case let .pending(pending):
+            try FileIO.writeAtomically(Data(pending.note), to: "\(folder)/pending-checkpoint")
+            sources += "pending-checkpoint served by \(pending.source)\n"
+        }
         try FileIO.writeAtomically(Data(served), to: "\(folder)/served-checkpoint")
-        try FileIO.writeAtomically(Data("served by \(source)\n".utf8), to: "\(folder)/source.txt")
+        try FileIO.writeAtomically(Data(sources.utf8), to: "\(folder)/source.txt")
         return folder
     }
 }

@@ -20,7 +20,8 @@ public enum LogVerification {
         public var note: String?
     }
 
-    public static func verify(home: HomeLayout, remotes: [Remote], against other: (path: String, bytes: [UInt8])?) throws -> [Outcome] {
+    public static func verify(home: HomeLayout, remotes: [Remote], against given: (path: String, bytes: [UInt8])?) throws -> [Outcome] {
+        let other = try given.map { (path: $0.path, bytes: try namedNote($0.bytes, path: $0.path) ?? $0.bytes) }
         let state = LogState(home: home)
         var out: [Outcome] = []
         var compared = false
@@ -66,6 +67,17 @@ public enum LogVerification {
             throw SyncError.logRefused(reason: "\(other.path) is not a checkpoint of the log of any catalog this home accepted")
         }
         return out
+    }
+
+    /// The note a corpus's kept proof (v2, `state/<remote>/log-proofs/<id>@<version>`) names, read
+    /// where a home keeps it (`../log-checkpoints/<tree size>`); nil for any other file. A named
+    /// note that is not there is a file the user did not give, not a fork (`notFound`).
+    static func namedNote(_ bytes: [UInt8], path: String) throws -> [UInt8]? {
+        guard let size = LogInclusion.namedTreeSize(kept: bytes) else { return nil }
+        let proofs = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let note = proofs.deletingLastPathComponent().appendingPathComponent("log-checkpoints/\(size)").path
+        guard let data = FileManager.default.contents(atPath: note) else { throw SyncError.notFound(file: note) }
+        return [UInt8](data)
     }
 
     /// A checkpoint note, or the note inside a kept inclusion proof.

@@ -8,6 +8,9 @@ import Foundation
 ///   source after a backoff; any other one (a 404, another 4xx) moves to the next source;
 /// - a verification refusal (`SyncError` of category `.verification`) moves to the next source:
 ///   one source's tampering says nothing of the next;
+/// - a log fork (`SyncError.logFork`) stops the loop: two notes signed by the log key that no
+///   append-only log could both have signed are proof against the publisher, whichever source
+///   served them, and another source's view must not hide it;
 /// - a log checkpoint not cosigned yet (`SyncError.logNotCosigned`) moves to the next source, which
 ///   may already serve the cosigned one;
 /// - cancellation, and any other error (a local failure), stops the loop at once.
@@ -99,6 +102,8 @@ public struct SourceFailover: Sendable {
                 if e != .httpStatus(code: 404) { allNotFound = false }
                 if source.isOrigin, case let .httpStatus(code) = e, code == 401 || code == 403 { originAuthStatus = code }
                 return e.isTransient
+            case let e as SyncError where e.isLogFork:
+                throw e
             case let e as SyncError where e.category == .verification:
                 refused(e)
                 return false

@@ -307,6 +307,12 @@ extension SyncError: CustomStringConvertible, LocalizedError {
 }
 
 extension SyncError {
+    /// True for two log-signed checkpoints no append-only log could both have signed (`logFork`).
+    var isLogFork: Bool {
+        if case .logFork = self { return true }
+        return false
+    }
+
     /// True for a log checkpoint that holds up but is not cosigned yet (`logNotCosigned`).
     var isNotCosigned: Bool {
         if case .logNotCosigned = self { return true }

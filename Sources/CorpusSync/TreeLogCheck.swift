@@ -8,10 +8,14 @@ import Foundation
 ///
 /// A tree without a log passes (trees published before logs existed), unless the remote requires
 /// witnesses or a log was accepted from it before. A fork — a checkpoint no append-only log could
-/// have signed after the accepted one — keeps both notes in the home folder, the one thing this
-/// refusal writes; it is looked for before the cosignatures are counted, so that a fork is a fork
-/// whether or not the witnesses saw it. A checkpoint that holds up but lacks cosignatures is not
-/// cosigned yet (`SyncError.logNotCosigned`): the refresh keeps what was accepted before.
+/// have signed after the accepted one, or beside the pending one — keeps both notes in the home
+/// folder, the one thing this refusal writes; it is looked for before the cosignatures are
+/// counted, so that a fork is a fork whether or not the witnesses saw it. A checkpoint that holds
+/// up but lacks cosignatures is not cosigned yet (`SyncError.logNotCosigned`): the refresh keeps
+/// what was accepted before, and the note is kept as the remote's pending checkpoint, the one
+/// thing that refusal writes: a view shown to this client alone, which no witness will cosign,
+/// then forks from the cosigned one whichever source (this refresh's next, or a later refresh's)
+/// serves it.
 struct TreeLogCheck: Sendable {
     /// How far back from the end of the log the catalog's leaf is looked for: a publish appends it
     /// last, after at most a few root versions; a later publish may have appended more meanwhile.
@@ -63,7 +67,7 @@ struct TreeLogCheck: Sendable {
         let old = held?.checkpoint
         if let old, let heldNote = held?.note {
             let fork = { (reason: String) async throws -> SyncError in
-                let folder = try state.keepEvidence(remote: remote.name, accepted: heldNote, served: served, source: source.baseURL, now: now())
+                let folder = try state.keepEvidence(remote: remote.name, forkedFrom: .accepted(heldNote), served: served, source: source.baseURL, now: now())
                 return SyncError.logFork(reason: reason, evidence: folder)
             }
             if checkpoint.size < old.size {
@@ -84,10 +88,11 @@ struct TreeLogCheck: Sendable {
             do {
                 try MerkleProof.verifyConsistency(from: old.size, oldRoot: old.rootHash, to: n, newRoot: checkpoint.rootHash, proof: proofs.consistency)
             } catch {
-                let folder = try state.keepEvidence(remote: remote.name, accepted: heldNote, served: served, source: source.baseURL, now: now())
+                let folder = try state.keepEvidence(remote: remote.name, forkedFrom: .accepted(heldNote), served: served, source: source.baseURL, now: now())
                 throw SyncError.logFork(reason: "the checkpoint of size \(n) does not extend the accepted one of size \(old.size)", evidence: folder)
             }
         }
+        let pendingStanding = try await standing(of: checkpoint, served: served, log: log, remote: remote.name, origin: origin, verifiers: verifiers)
         guard let index = proofs.index else {
             throw SyncError.logRefused(reason: "catalog \(catalog.id) version \(catalog.version) is not among the last \(min(n, Self.searchedLeaves)) leaves of the log")
         }
@@ -97,14 +102,48 @@ struct TreeLogCheck: Sendable {
             throw SyncError.logRefused(reason: "\(error)")
         }
         // Too few cosignatures on a checkpoint that extends what was accepted is the window between
-        // `corpusd publish` and `corpusd cosign` (or a view the witnesses were never shown, which
-        // this client then never accepts): nothing acceptable yet, not an attack, and nothing kept.
+        // `corpusd publish` and `corpusd cosign`, or a view the witnesses were never shown: this
+        // client cannot tell which, so it is no attack yet. The note is kept as pending (a newer
+        // one replaces it only when it extends it), so that the other view, wherever it is seen,
+        // shows the fork.
         if let witnesses, let cosigned, cosigned < witnesses.threshold {
+            if [.none, .unverified, .extends].contains(pendingStanding) {
+                try state.keepPending(LogState.PendingNote(note: served, source: source.baseURL), remote: remote.name)
+            }
             throw SyncError.logNotCosigned(treeSize: n, cosigned: cosigned, required: witnesses.threshold)
         }
         var out = pending
-        out.log = LogState.Accepted(inclusion: LogInclusion(leaf: leaf, index: index, proof: proofs.inclusion, note: served), checkpoint: checkpoint)
+        out.log = LogState.Accepted(inclusion: LogInclusion(leaf: leaf, index: index, proof: proofs.inclusion, note: served), checkpoint: checkpoint,
+                                    dropsPending: pendingStanding == .same || pendingStanding == .extends || pendingStanding == .unverified)
         return out
+    }
+
+    /// How the served checkpoint stands to the remote's pending one.
+    enum PendingStanding: Equatable {
+        /// No pending checkpoint.
+        case none
+        /// The pending note no catalog key of the newest root verifies: it compares with nothing.
+        case unverified
+        case same, extends
+        /// Smaller than the pending one: compared once the log served has caught up with it.
+        case older
+    }
+
+    /// Compares `checkpoint` with the pending one (RemoteLog.standing, from this source's tiles);
+    /// a fork keeps both notes and is thrown.
+    private func standing(of checkpoint: Checkpoint, served: [UInt8], log: RemoteLog, remote: String, origin: String,
+                          verifiers: [any NoteVerifier]) async throws -> PendingStanding {
+        let state = LogState(home: home)
+        guard let held = state.pendingCheckpoint(remote) else { return .none }
+        guard let heldCheckpoint = try? Checkpoint.open(held.note, origin: origin, verifiers: verifiers).checkpoint else { return .unverified }
+        switch try await log.standing(of: checkpoint, after: heldCheckpoint) {
+        case .same: return .same
+        case .extends: return .extends
+        case .older: return .older
+        case let .fork(reason):
+            let folder = try state.keepEvidence(remote: remote, forkedFrom: .pending(held), served: served, source: log.source.baseURL, now: now())
+            throw SyncError.logFork(reason: "against the pending checkpoint (refused before as not cosigned): \(reason)", evidence: folder)
+        }
     }
 
     /// How many distinct witnesses of `witnesses` cosigned; a cosignature by a listed witness that

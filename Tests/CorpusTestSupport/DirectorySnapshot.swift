@@ -40,6 +40,14 @@ public struct DirectorySnapshot: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The files (and symlinks) added, changed or removed since `before`; folders are left out,
+    /// their files say what changed.
+    public func changedFiles(since before: DirectorySnapshot) -> Set<String> {
+        Set(entries.keys).union(before.entries.keys).filter { path in
+            entries[path] != "dir" && before.entries[path] != "dir" && entries[path] != before.entries[path]
+        }
+    }
+
     public var description: String {
         entries.keys.sorted().map { "\($0) \(entries[$0]!)" }.joined(separator: "\n")
     }
