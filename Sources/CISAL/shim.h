@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <isa-l/igzip_lib.h>
+#include <isa-l/crc.h>
 
 /* ISA-L's level buffers are sized by macros Swift cannot import: the default ("large") buffer of level 3. */
 static inline size_t cisal_level3_buffer_size(void) {
