@@ -59,7 +59,8 @@ public struct BuildSummary: Sendable {
 /// longest step: a thread of its own owns the pack and indexes rows as they come, while this
 /// thread ingests the next group of files on the other cores (splitting each document into
 /// passages as it is parsed). The passages are then embedded (and their vectors quantized) on
-/// the other cores while the pack thread finishes the index and copies the pack out.
+/// the other cores, and the digest of the pack's rows computed from them, while the pack thread
+/// finishes the index and copies the pack out.
 /// `BundleWriter` then compresses the pack on every core and writes the signed zip. Everything
 /// is still done in one fixed order, so the bundle does not depend on scheduling.
 ///
@@ -120,8 +121,10 @@ public enum CorpusBuilder {
             try embedInBatches(ingested.unembedded, with: embedder, into: vectors, reusing: reusable)
             try vectors.finish()
             // While the pack thread still merges and copies the pack: the rows it was given are
-            // the rows it holds, so their digest needs no second read of the finished pack.
+            // the rows it holds, so their digest needs no second read of the finished pack; the
+            // content digest (a sort of every passage id) is not left for after it either.
             if !large { ingested.rowsDigest = rowsDigest(documents: ingested.documentRows, passages: ingested.unembedded) }
+            ingested.content = ContentDigest.make(passageIDs: ingested.passageIDs, embedderID: embedder.id)
         } catch {
             feed.cancel()
             throw error
@@ -130,7 +133,7 @@ public enum CorpusBuilder {
         progress(.packed)
 
         let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
-                                         rowsDigest: ingested.rowsDigest, packPath: packPath)
+                                         content: ingested.content, rowsDigest: ingested.rowsDigest, packPath: packPath)
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
@@ -151,6 +154,8 @@ public enum CorpusBuilder {
         var skipped: [SkippedFile] = []
         /// The pack's rows digest, when every row was still in memory to compute it from.
         var rowsDigest: SHA256Digest?
+        /// `ContentDigest` over `passageIDs`, once they are final.
+        var content: SHA256Digest?
     }
 
     /// Ingests the folder's files a group at a time on the workers and splits them into passages;
@@ -189,16 +194,16 @@ public enum CorpusBuilder {
 
     /// The manifest of what was built (the bundle writer fills in its members), with the digest of
     /// the pack's rows, signed with it: what a client that patches its pack with a delta checks.
-    /// `rowsDigest` nil: read from the pack.
+    /// `content` nil: computed from `passageIDs`; `rowsDigest` nil: read from the pack.
     static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passageIDs: [String],
-                         rowsDigest: SHA256Digest? = nil, packPath: String) throws -> Manifest {
+                         content: SHA256Digest? = nil, rowsDigest: SHA256Digest? = nil, packPath: String) throws -> Manifest {
         var manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
             documents: documents, passages: passageIDs.count,
-            content: ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
+            content: content ?? ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
         if options.indexAtInstall { manifest.index = .install }
         manifest.rowsDigest = try rowsDigest ?? PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
         return manifest
