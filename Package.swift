@@ -24,6 +24,8 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CZip", pkgConfig: "libzip", apt: "libzip-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        // ISA-L's deflate, for the pack of a bundle that keeps its index (ParallelDeflate.Engine.isal).
+        systemLibrary("CISAL", pkgConfig: "libisal", apt: "libisal-dev"),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
         // Headers only, like COpenBLAS: libcurl is loaded with dlopen at the first HTTP handle
         // (CCurl/shim.h), so a `corpus search` does not load it and its ~28 libraries at start.
@@ -41,6 +43,7 @@ let package = Package(
         // compiled only with libzip) and the engine multiplies with Accelerate (docs/apple.md).
         .target(name: "CorpusFormat", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])),
                                                      .target(name: "CZip", condition: .when(platforms: [.linux])), "CZlib",
+                                                     .target(name: "CISAL", condition: .when(platforms: [.linux])),
                                                      .target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         // Our own C: the few-row matrix product of a query (FewRowProduct.swift), in AVX-512 and AVX2
         // kernels picked at run time, where intrinsics say what Swift's SIMD types cannot.

@@ -32,7 +32,7 @@ bin_corpus="$bin/corpus"
 scripts/release-build.sh --product corpus 2>&1 | grep -E "error|Build" | tail -1
 "$bin/corpusd" keygen --out "$work" --name k > /dev/null
 # The default bundle (the pack without its FTS5 index, 16 KiB pages, deflated at level 9; the client
-# builds the index at install), and --index bundle (the pack holds its index, deflated at level 2).
+# builds the index at install), and --index bundle (the pack holds its index, deflated by ISA-L).
 "$bin/corpusd" build "$work/html" --id sqlite-doc --version 1 --key "$work/k.key" --index bundle --out "$work/sqlite.corpus.zip" --quiet 2>/dev/null
 "$bin/corpusd" build "$work/html" --id sqlite-doc --version 1 --key "$work/k.key" --out "$work/sqlite-noindex.corpus.zip" --quiet 2>/dev/null
 # Install-time cost: `corpus import` of each (best of 5, a fresh home each time).

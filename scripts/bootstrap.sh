@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  pkg-config binutils libsqlite3-dev libzip-dev zlib1g-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libxml2-dev libopenblas-dev
+  pkg-config binutils libsqlite3-dev libzip-dev zlib1g-dev libisal-dev libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libxml2-dev libopenblas-dev
   minisign age nginx wrk curl zip unzip sqlite3 openssl
   chromium fonts-dejavu-core linux-perf
   python3 python3-pip python3-jwt python3-cryptography python3-numpy python3-doc

@@ -22,28 +22,18 @@ public enum PackDigest {
 
     /// Reads every row of the pack open in `db`; `embedderID` completes the content digest.
     public static func compute(_ db: Database, embedderID: String) throws -> Digests {
-        let hasher = Hasher()
-        hasher.bytes(Array("corpus-rows-v1\n".utf8))
+        let hasher = RowsHasher()
         let d = try db.prepare("SELECT id, path, title FROM documents ORDER BY id")
         var documents = 0
         while try d.step() {
-            hasher.tag("D")
-            hasher.int(d.int(0))
-            hasher.text(d.textBytes(1))
-            hasher.text(d.textBytes(2))
+            hasher.document(id: d.int(0), path: d.textBytes(1), title: d.textBytes(2))
             documents += 1
         }
         let p = try db.prepare("SELECT id, pid, document_id, ordinal, title, section, text FROM passages ORDER BY id")
         var pids: [String] = []
         while try p.step() {
-            hasher.tag("P")
-            hasher.int(p.int(0))
-            hasher.text(p.textBytes(1))
-            hasher.int(p.int(2))
-            hasher.int(p.int(3))
-            hasher.text(p.textBytes(4))
-            hasher.text(p.textBytes(5))
-            hasher.text(p.textBytes(6))
+            hasher.passage(id: p.int(0), pid: p.textBytes(1), documentID: p.int(2), ordinal: p.int(3),
+                           title: p.textBytes(4), section: p.textBytes(5), text: p.textBytes(6))
             pids.append(p.text(1))
         }
         return Digests(rows: hasher.finish(), content: ContentDigest.make(passageIDs: pids, embedderID: embedderID),
@@ -66,33 +56,73 @@ public enum PackDigest {
         try db.execute("INSERT INTO passages_fts(passages_fts, rank) VALUES('integrity-check', 1)")
     }
 
+    /// The rows digest of rows handed over in the order the digest takes them (every document
+    /// in ascending id, then every passage in ascending id): a builder that holds the rows it
+    /// wrote computes the digest a reader of its pack does without reading the pack back.
     /// SHA-256 fed through a 1 MiB buffer: rows are small, and one EVP update each would dominate.
-    private final class Hasher {
+    public final class RowsHasher {
         private let digest = Digest(.sha256)
         private var buffer: [UInt8] = []
 
-        init() { buffer.reserveCapacity(1 << 20) }
+        public init() {
+            buffer.reserveCapacity(1 << 20)
+            buffer += Array("corpus-rows-v1\n".utf8)
+        }
 
-        func tag(_ t: Unicode.Scalar) { buffer.append(UInt8(t.value)) }
+        public func document(id: Int64, path: UnsafeRawBufferPointer, title: UnsafeRawBufferPointer) {
+            tag("D")
+            int(id)
+            text(path)
+            text(title)
+        }
 
-        func int(_ v: Int64) { withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) } }
+        public func passage(id: Int64, pid: UnsafeRawBufferPointer, documentID: Int64, ordinal: Int64,
+                            title: UnsafeRawBufferPointer, section: UnsafeRawBufferPointer, text body: UnsafeRawBufferPointer) {
+            tag("P")
+            int(id)
+            text(pid)
+            int(documentID)
+            int(ordinal)
+            text(title)
+            text(section)
+            text(body)
+        }
 
-        func text(_ bytes: UnsafeRawBufferPointer) {
+        /// A document row from Swift strings (hashed as their UTF-8, as SQLite stores them).
+        public func document(id: Int, path: String, title: String) {
+            var path = path, title = title
+            path.withUTF8 { p in title.withUTF8 { t in document(id: Int64(id), path: UnsafeRawBufferPointer(p), title: UnsafeRawBufferPointer(t)) } }
+        }
+
+        /// A passage row from Swift strings.
+        public func passage(id: Int, pid: String, documentID: Int, ordinal: Int, title: String, section: String, text body: String) {
+            var pid = pid, title = title, section = section, body = body
+            pid.withUTF8 { p in title.withUTF8 { t in section.withUTF8 { s in body.withUTF8 { b in
+                passage(id: Int64(id), pid: UnsafeRawBufferPointer(p), documentID: Int64(documentID), ordinal: Int64(ordinal),
+                        title: UnsafeRawBufferPointer(t), section: UnsafeRawBufferPointer(s), text: UnsafeRawBufferPointer(b))
+            } } } }
+        }
+
+        private func tag(_ t: Unicode.Scalar) { buffer.append(UInt8(t.value)) }
+
+        private func int(_ v: Int64) { withUnsafeBytes(of: v.littleEndian) { buffer.append(contentsOf: $0) } }
+
+        private func text(_ bytes: UnsafeRawBufferPointer) {
             int(Int64(bytes.count))
             buffer.append(contentsOf: bytes)
             if buffer.count >= 1 << 20 { flush() }
         }
-
-        func bytes(_ b: [UInt8]) { buffer += b }
 
         private func flush() {
             digest.update(buffer)
             buffer.removeAll(keepingCapacity: true)
         }
 
-        func finish() -> SHA256Digest {
+        public func finish() -> SHA256Digest {
             flush()
             return SHA256Digest(bytes: digest.finalize())
         }
     }
 }
+
+@available(*, unavailable) extension PackDigest.RowsHasher: Sendable {}

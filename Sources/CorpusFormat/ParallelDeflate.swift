@@ -1,5 +1,8 @@
 import Foundation
 internal import CZlib
+#if canImport(CISAL)
+internal import CISAL
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,13 +35,56 @@ enum ParallelDeflate {
     static let chunkSize = 1 << 20
     static let window = 32 << 10
 
-    /// Compresses `input` at `level` (1...9) into `output`, which must not exist; a partial
+    /// Which deflate compresses the chunks. Both write plain RFC 1951 blocks that any inflater
+    /// (zlib, `unzip`, Python's zipfile) reads; only the bytes and the time differ.
+    enum Engine: Sendable, Equatable {
+        /// zlib at a level 1...9.
+        case zlib(level: Int32)
+        /// ISA-L's igzip at its level 3 (Linux): on a 107 MB FTS5 database of 100,000 passages
+        /// (one core, Debian 12's zlib 1.2.13 and ISA-L 2.30) it gave 40.2 MB in 0.40 s of CPU,
+        /// where zlib's level 2 gave 40.9 MB in 2.8 s and libdeflate's level 1 39.3 MB in 0.78 s
+        /// (libdeflate has no preset dictionary and always ends its output with a final block, so
+        /// its pieces cannot be laid end to end).
+        case isal
+
+        /// Named in an error.
+        var name: String {
+            switch self {
+            case .zlib: "zlib"
+            case .isal: "ISA-L"
+            }
+        }
+
+        /// The level recorded in a zip member's flags (`ZipDeflatedSource`): ISA-L's is a fast one.
+        var zipLevel: Int32 {
+            switch self {
+            case let .zlib(level): level
+            case .isal: 1
+            }
+        }
+
+        /// ISA-L where this build links it (Linux), zlib at `fallback` elsewhere.
+        static func fast(orZlib fallback: Int32) -> Engine {
+            #if canImport(CISAL)
+            .isal
+            #else
+            .zlib(level: fallback)
+            #endif
+        }
+    }
+
+    /// Compresses with zlib at `level`.
+    static func compress(fileAt input: String, level: Int32, to output: String) throws -> DeflatedFile {
+        try compress(fileAt: input, engine: .zlib(level: level), to: output)
+    }
+
+    /// Compresses `input` with `engine` into `output`, which must not exist; a partial
     /// output is removed when this throws.
     ///
     /// The input is memory-mapped, so workers read their chunks (and the window before them)
     /// straight from the page cache, and the SHA-256 of each group runs beside its compression.
     /// It must not change while this runs: the builder hands over a file of its own work folder.
-    static func compress(fileAt input: String, level: Int32, to output: String) throws -> DeflatedFile {
+    static func compress(fileAt input: String, engine: Engine, to output: String) throws -> DeflatedFile {
         let mapped: MappedFile
         do { mapped = try MappedFile(path: input) } catch { throw FormatError(error) }
         // Workers read through the mapping's address: keep it mapped until they are all done.
@@ -55,7 +101,7 @@ enum ParallelDeflate {
 
         let chunks = max(1, (size + chunkSize - 1) / chunkSize)
         let work = Workspace(input: mapped.bytes.baseAddress, chunksPerGroup: 4 * max(1, ProcessInfo.processInfo.activeProcessorCount),
-                             level: level)
+                             engine: engine)
         var crc = crc32(0, nil, 0)
         var compressed: Int64 = 0
         var first = 0
@@ -77,7 +123,7 @@ enum ParallelDeflate {
             for c in 0..<count {
                 let piece = work.results[c]
                 guard piece.status == Z_OK else {
-                    throw FormatError.io(operation: "deflate (zlib error \(piece.status))", path: input,
+                    throw FormatError.io(operation: "deflate (\(engine.name) error \(piece.status))", path: input,
                                          errno: piece.status == Z_MEM_ERROR ? ENOMEM : EIO)
                 }
                 try FileIO.writeAll(outFD, UnsafeRawBufferPointer(start: work.output(slot: c), count: piece.compressed), path: output)
@@ -105,16 +151,26 @@ enum ParallelDeflate {
         /// The mapped input; nil when it is empty.
         let input: UnsafeRawPointer?
         let chunksPerGroup: Int
-        let level: Int32
+        let engine: Engine
         let digest = Digest(.sha256)
         private let outputs: UnsafeMutableRawPointer
         private let outputCapacity: Int
         let results: UnsafeMutableBufferPointer<Piece>
 
-        init(input: UnsafeRawPointer?, chunksPerGroup: Int, level: Int32) {
+        /// ISA-L's scratch, one per slot: its level 3 wants about 1.1 MB a stream.
+        private let levelBuffers: UnsafeMutableRawPointer?
+        private let levelBufferSize: Int
+
+        init(input: UnsafeRawPointer?, chunksPerGroup: Int, engine: Engine) {
             self.input = input
             self.chunksPerGroup = chunksPerGroup
-            self.level = level
+            self.engine = engine
+            #if canImport(CISAL)
+            levelBufferSize = engine == .isal ? cisal_level3_buffer_size() : 0
+            #else
+            levelBufferSize = 0
+            #endif
+            levelBuffers = levelBufferSize > 0 ? .allocate(byteCount: chunksPerGroup * levelBufferSize, alignment: 64) : nil
             // deflate's worst case is 5 bytes per 16 KiB stored block plus a few bytes; the flush adds 5.
             outputCapacity = chunkSize + chunkSize / 8 + 4096
             outputs = .allocate(byteCount: chunksPerGroup * outputCapacity, alignment: 64)
@@ -123,6 +179,7 @@ enum ParallelDeflate {
         }
 
         deinit {
+            levelBuffers?.deallocate()
             outputs.deallocate()
             results.deallocate()
         }
@@ -137,8 +194,22 @@ enum ParallelDeflate {
         /// `primed`, the 32 KiB before them are the dictionary.
         func compress(slot: Int, from offset: Int, count: Int, primed: Bool, last: Bool) {
             let data = input.map { UnsafeMutablePointer(mutating: ($0 + offset).assumingMemoryBound(to: Bytef.self)) }
-            var piece = Piece(uncompressed: count, crc: crc32(0, data, uInt(count)))
+            var piece = Piece(uncompressed: count)
             defer { results[slot] = piece }
+            guard case let .zlib(level) = engine else {
+                #if canImport(CISAL)
+                // ISA-L's CRC-32 (zip's and gzip's) folds with PCLMULQDQ, several times zlib's 1.2.13 speed.
+                piece.crc = UInt(crc32_gzip_refl(0, data, UInt64(count)))
+                let written = cisal_deflate_piece(data, UInt32(count), primed ? data! - window : nil, primed ? UInt32(window) : 0,
+                                                  last ? 1 : 0, levelBuffers!.advanced(by: slot * levelBufferSize).assumingMemoryBound(to: UInt8.self),
+                                                  output(slot: slot).assumingMemoryBound(to: UInt8.self), UInt32(outputCapacity))
+                if written < 0 { piece.status = Z_STREAM_ERROR } else { piece.compressed = written }
+                #else
+                preconditionFailure("ISA-L is not linked on this platform")
+                #endif
+                return
+            }
+            piece.crc = crc32(0, data, uInt(count))
             var stream = z_stream()
             piece.status = czlib_deflate_init_raw(&stream, level)
             guard piece.status == Z_OK else { return }

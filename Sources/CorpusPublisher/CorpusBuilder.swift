@@ -59,7 +59,8 @@ public struct BuildSummary: Sendable {
 /// longest step: a thread of its own owns the pack and indexes rows as they come, while this
 /// thread ingests the next group of files on the other cores (splitting each document into
 /// passages as it is parsed). The passages are then embedded (and their vectors quantized) on
-/// the other cores while the pack thread finishes the index and copies the pack out.
+/// the other cores, and the digest of the pack's rows computed from them, while the pack thread
+/// finishes the index and copies the pack out.
 /// `BundleWriter` then compresses the pack on every core and writes the signed zip. Everything
 /// is still done in one fixed order, so the bundle does not depend on scheduling.
 ///
@@ -111,7 +112,7 @@ public enum CorpusBuilder {
         progress(.split(passages: ingested.passageIDs.count))
         do {
             if let layout {
-                ingested.unembedded = try feedInLayout(ingested.held, layout: layout, feed: feed)
+                (ingested.documentRows, ingested.unembedded) = try feedInLayout(ingested.held, layout: layout, feed: feed)
                 ingested.passageIDs = ingested.unembedded.map(\.pid)
             }
             feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
@@ -119,6 +120,11 @@ public enum CorpusBuilder {
             let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
             try embedInBatches(ingested.unembedded, with: embedder, into: vectors, reusing: reusable)
             try vectors.finish()
+            // While the pack thread still merges and copies the pack: the rows it was given are
+            // the rows it holds, so their digest needs no second read of the finished pack; the
+            // content digest (a sort of every passage id) is not left for after it either.
+            if !large { ingested.rowsDigest = rowsDigest(documents: ingested.documentRows, passages: ingested.unembedded) }
+            ingested.content = ContentDigest.make(passageIDs: ingested.passageIDs, embedderID: embedder.id)
         } catch {
             feed.cancel()
             throw error
@@ -127,7 +133,7 @@ public enum CorpusBuilder {
         progress(.packed)
 
         let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
-                                         packPath: packPath)
+                                         content: ingested.content, rowsDigest: ingested.rowsDigest, packPath: packPath)
         let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
@@ -137,6 +143,8 @@ public enum CorpusBuilder {
     /// What ingesting a source folder gathered beside the rows it fed to the pack.
     struct Ingested {
         var documents = 0
+        /// The document rows as the pack holds them, in ascending id.
+        var documentRows: [(id: Int, path: String, title: String)] = []
         var passageIDs: [String] = []
         /// Passages still to embed (all of them unless they were embedded group by group).
         var unembedded: [Passage] = []
@@ -144,6 +152,10 @@ public enum CorpusBuilder {
         var held = PackFeed.Rows()
         var warnings: [TextWarning] = []
         var skipped: [SkippedFile] = []
+        /// The pack's rows digest, when every row was still in memory to compute it from.
+        var rowsDigest: SHA256Digest?
+        /// `ContentDigest` over `passageIDs`, once they are final.
+        var content: SHA256Digest?
     }
 
     /// Ingests the folder's files a group at a time on the workers and splits them into passages;
@@ -163,6 +175,7 @@ public enum CorpusBuilder {
                 rows.passages += passages.map { var p = $0; p.document = out.documents - 1; return p }
             }
             out.passageIDs += rows.passages.map(\.pid)
+            out.documentRows += rows.documents
             if holdingRows {
                 out.held.documents += rows.documents
                 out.held.passages += rows.passages
@@ -181,18 +194,30 @@ public enum CorpusBuilder {
 
     /// The manifest of what was built (the bundle writer fills in its members), with the digest of
     /// the pack's rows, signed with it: what a client that patches its pack with a delta checks.
+    /// `content` nil: computed from `passageIDs`; `rowsDigest` nil: read from the pack.
     static func manifest(_ options: BuildOptions, embedder: any Embedder, documents: Int, passageIDs: [String],
-                         packPath: String) throws -> Manifest {
+                         content: SHA256Digest? = nil, rowsDigest: SHA256Digest? = nil, packPath: String) throws -> Manifest {
         var manifest = Manifest(
             id: options.id, version: options.version, title: options.title, description: options.description,
             language: options.language, license: options.license,
             embedder: EmbedderInfo(id: embedder.id, dimension: embedder.dimension, encoding: VectorFileHeader.Encoding.int8.name,
                                    modelDigest: embedder.modelDigest),
             documents: documents, passages: passageIDs.count,
-            content: ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
+            content: content ?? ContentDigest.make(passageIDs: passageIDs, embedderID: embedder.id))
         if options.indexAtInstall { manifest.index = .install }
-        manifest.rowsDigest = try PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
+        manifest.rowsDigest = try rowsDigest ?? PackDigest.compute(packAt: packPath, embedderID: embedder.id).rows
         return manifest
+    }
+
+    /// The rows digest (docs/format.md "Rows digest") of the rows handed to the pack: `documents`
+    /// in any order, `passages` in row order with their 0-based document index.
+    static func rowsDigest(documents: [(id: Int, path: String, title: String)], passages: [Passage]) -> SHA256Digest {
+        let hasher = PackDigest.RowsHasher()
+        for d in documents.sorted(by: { $0.id < $1.id }) { hasher.document(id: d.id, path: d.path, title: d.title) }
+        for (row, p) in passages.enumerated() {
+            hasher.passage(id: row, pid: p.pid, documentID: p.document + 1, ordinal: p.ordinal, title: p.title, section: p.section, text: p.text)
+        }
+        return hasher.finish()
     }
 
     /// The passages kept in memory while the pack was written, embedded a few batches per worker
@@ -236,8 +261,9 @@ public enum CorpusBuilder {
     }
 
     /// Numbers `rows` as `layout` says, queues them for the pack in row order, and returns the
-    /// passages in row order (the order of `vectors.bin`).
-    static func feedInLayout(_ rows: PackFeed.Rows, layout: RowLayout, feed: PackFeed) throws -> [Passage] {
+    /// documents in id order and the passages in row order (the order of `vectors.bin`).
+    static func feedInLayout(_ rows: PackFeed.Rows, layout: RowLayout, feed: PackFeed) throws
+        -> (documents: [(id: Int, path: String, title: String)], passages: [Passage]) {
         let (documentIDs, passageRows) = layout.assign(paths: rows.documents.map(\.path), pids: rows.passages.map(\.pid))
         var documents = PackFeed.Rows()
         documents.documents = rows.documents.enumerated().map { (documentIDs[$0.offset], $0.element.path, $0.element.title) }
@@ -256,7 +282,7 @@ public enum CorpusBuilder {
             chunk.passages = Array(passages[start..<min(start + 8_192, passages.count)])
             try feed.put(chunk)
         }
-        return passages
+        return (documents.documents, passages)
     }
 
     static func makeWorkDirectory(in dir: String, for name: String) throws -> String {

@@ -113,6 +113,34 @@ import CorpusTestSupport
         #expect(digests.documents == 3 + 3 * CorpusBuilder.filesPerGroup && digests.passages == summary.passages)
     }
 
+    /// The same for a build laid out after a previous version (rows kept, a removed file's rows
+    /// taken by new passages, documents renumbered): the builder digests the rows it hands the
+    /// pack, in the pack's order, without reading the pack back.
+    @Test func rowsDigestIsThePacksOwnInAPreviousLayout() throws {
+        let dir = TempDirectory("build-rows-digest-layout")
+        try Self.sampleSource(dir)
+        for n in 0..<(2 * CorpusBuilder.filesPerGroup) {
+            try dir.write(String(format: "src/many/doc-%03d.md", n), "# Doc \(n)\n\n## One\n\nFirst \(n).\n\n## Two\n\nSecond \(n), café.")
+        }
+        var options = Self.options(dir)
+        options.indexAtInstall = false
+        let key = try SecretKey.generate()
+        let first = try CorpusBuilder.build(options, key: key, output: dir.url("v1/sample.corpus.zip"))
+        try BundleReader(path: first.output).extract(to: dir.url("v1x"), trustedKeys: [key.publicKey])
+        let layout = try RowLayout.read(packAt: dir.url("v1x/pack.sqlite"))
+
+        try FileManager.default.removeItem(atPath: dir.url("src/many/doc-000.md"))
+        try dir.write("src/many/doc-001.md", "# Doc 1\n\n## One\n\nChanged.")
+        try dir.write("src/many/a-new.md", "# New\n\nNew text, one.\n\n## More\n\nNew text, two.")
+        options.version = CorpusVersion("1.3")!
+        let second = try CorpusBuilder.build(options, key: key, output: dir.url("v2/sample.corpus.zip"), layout: layout)
+        try BundleReader(path: second.output).extract(to: dir.url("v2x"), trustedKeys: [key.publicKey])
+        let digests = try PackDigest.compute(packAt: dir.url("v2x/pack.sqlite"), embedderID: HashingEmbedder.identifier)
+        #expect(second.manifest.rowsDigest == digests.rows)
+        #expect(second.manifest.content == digests.content)
+        #expect(second.manifest.rowsDigest != first.manifest.rowsDigest)
+    }
+
     @Test func manifestVerifiesWithRealMinisign() throws {
         let dir = TempDirectory("build-minisign")
         try Self.sampleSource(dir)

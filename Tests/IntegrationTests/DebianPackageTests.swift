@@ -64,7 +64,7 @@ import CorpusTestSupport
 
         let fields = try ProcessRunner.run("/usr/bin/dpkg-deb", ["--field", deb, "Version", "Depends"]).stdout
         #expect(fields.contains("Version: \(version)"))
-        for dependency in ["libc6", "libsqlite3-0", "libcurl4", "libzip4", "libmicrohttpd12", "libxml2", "libssl3", "libopenblas0"] {
+        for dependency in ["libc6", "libsqlite3-0", "libcurl4", "libzip4", "libisal2", "libmicrohttpd12", "libxml2", "libssl3", "libopenblas0"] {
             #expect(fields.contains(dependency), "\(fields)")
         }
         #expect(!fields.contains("swift"), "\(fields)")
