@@ -27,13 +27,20 @@ import CorpusTestSupport
         return out
     }
 
+    /// An empty tree with its `catalogs/` folder, as `corpusd publish` makes it first.
+    static func tree(_ label: String) throws -> TempDirectory {
+        let dir = TempDirectory(label)
+        try FileIO.createDirectory("\(dir.path)/catalogs")
+        return dir
+    }
+
     static func top(_ version: Int, _ tree: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(TreeLayout.topPath(version: version))"))
     }
 
     @Test func aRepublishAfterOneChangeBuildsOnlyItsPartsAndWritesWhatAFullBuildWrites() throws {
         let key = try SecretKey.generate()
-        let incremental = TempDirectory("reuse"), full = TempDirectory("full")
+        let incremental = try Self.tree("reuse"), full = try Self.tree("full")
         _ = try CatalogPartWriter.write(Self.catalog(Self.entries, version: 1), key: key, tree: incremental.path)
         var changed = Self.entries
         changed[321] = generatedEntry(321, version: "2")
@@ -61,7 +68,7 @@ import CorpusTestSupport
     /// follows, with the same result), and a recorded part the tree lost is built again.
     @Test func aStaleRecordOrAMissingPartIsBuiltAgain() throws {
         let key = try SecretKey.generate()
-        let tree = TempDirectory("stale")
+        let tree = try Self.tree("stale")
         _ = try CatalogPartWriter.write(Self.catalog(Self.entries, version: 1), key: key, tree: tree.path)
         let record = try #require(CatalogPartIndex.load(tree: tree.path))
 
@@ -85,5 +92,52 @@ import CorpusTestSupport
         let again = try CatalogPartWriter.write(Self.catalog(Self.entries, version: 3), key: key, tree: tree.path)
         #expect(again.parts.contains(leaf.path))
         #expect(CatalogPartIndex.holds(leaf, tree: tree.path))
+    }
+}
+
+/// A catalog whose flat document would be larger than any client reads (`Catalog.maxFlatBytes`,
+/// about 48,000 one-book entries) is published as its top document alone: no 69 MB file encoded,
+/// signed and written by every republish for clients that refuse it anyway.
+@Suite struct FlatCatalogCapTests {
+    /// The writer's estimate of the flat catalog's size, from the JSON it digests anyway, is
+    /// within a fraction of a percent of the real one.
+    @Test func theEntriesSizeEstimatesTheFlatCatalog() throws {
+        let tree = try CatalogPartReuseTests.tree("estimate")
+        let catalog = CatalogPartReuseTests.catalog(CatalogPartReuseTests.entries, version: 1)
+        let written = try CatalogPartWriter.write(catalog, key: try SecretKey.generate(), tree: tree.path)
+        let flat = Int64(try catalog.canonicalBytes().count)
+        #expect(abs(written.entryBytes - flat) < flat / 100)
+        #expect(written.flatCatalogFits)
+    }
+
+    @Test func aVersionWithoutAFlatCatalogNamesItsTopDocumentInThePointerAndTheTimestamp() throws {
+        let key = try SecretKey.generate()
+        let tree = TempDirectory("no-flat")
+        let now = Date()
+        _ = try RootKeyChain.write(version: 1, newKey: key.publicKey, signer: key, created: now, tree: tree.path)
+        try FileIO.createDirectory("\(tree.path)/catalogs")
+        let catalog = CatalogPartReuseTests.catalog(CatalogPartReuseTests.entries, version: 1)
+        let parts = try CatalogPartWriter.write(catalog, key: key, tree: tree.path)
+        let stamp = try TreePublisher.writeCatalog(catalog, key: key, trust: .singleKey(keyID: key.keyID.description), tree: tree.path,
+                                                   flat: false) { pointer, flatBytes in
+            #expect(flatBytes == nil)
+            _ = try TreeLogAppender.append(tree: tree.path, catalog: catalog, catalogBytes: flatBytes, topBytes: parts.signedBytes, key: key)
+            return try TimestampWriter.write(catalog: pointer, version: 1, key: key, tree: tree.path, now: now, expiresIn: 86400)
+        }
+        let top = TreeLayout.topPath(version: 1)
+        #expect(!FileIO.exists("\(tree.path)/\(TreeLayout.catalogPath(version: 1))"))
+        let pointer = try JSONDecoder().decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(tree.path)/\(TreeLayout.pointer)")))
+        #expect(pointer.path == top)
+        // The timestamp names the top document twice: as `top` for this release, as `catalog` for
+        // an earlier one, which fetches it, checks it and refuses its format 2 by name.
+        let decoded = try TimestampDocument.decode(Data(contentsOf: URL(fileURLWithPath: "\(tree.path)/\(TreeLayout.timestamp)")))
+        #expect(decoded == stamp && decoded.catalog.path == top && decoded.top?.path == top)
+        #expect(try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: "\(tree.path)/\(top)"))).format == Catalog.topFormat)
+        // The version counts for what the tree has promised, and `corpusd timestamp` vouches for it again.
+        #expect(PublishedTree(root: tree.path).publishedVersions() == [1])
+        let history = try TreeHistory.load(tree: tree.path)
+        #expect(history.latestVersion == 1 && history.corpora.count == CatalogPartReuseTests.count)
+        let renewed = try TimestampWriter.renew(tree: tree.path, key: key, now: now)
+        #expect(renewed.version == 2 && renewed.catalog.path == top)
     }
 }
