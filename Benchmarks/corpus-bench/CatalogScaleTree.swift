@@ -24,6 +24,8 @@ enum CatalogScaleTree {
         let flat = a.flag("--flat")
         try a.refuseUnread()
         let keyPath = "\(out)/../\(URL(fileURLWithPath: out).lastPathComponent).key"
+        // The entries changed since version 1, beside the key (not in the tree: no client sees it).
+        let changedPath = "\(out)/../\(URL(fileURLWithPath: out).lastPathComponent).changed"
         let key: SecretKey
         var version = 1
         var entries: [CatalogEntry]
@@ -33,46 +35,84 @@ enum CatalogScaleTree {
             try FileIO.writeAtomically(Data(key.fileText.utf8), to: keyPath)
             try writeRoot(key: key, tree: out)
             entries = try (0..<count).map { try entry($0, version: "1", tree: out, key: key) }
+            try FileIO.writeAtomically(Data(), to: changedPath)
         } else {
             key = try SecretKey(contentsOf: keyPath)
             let pointer = try JSONDecoder().decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(out)/\(TreeLayout.pointer)")))
-            let previous = try Catalog.decode(try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(pointer.path)")))
-            version = previous.version + 1
-            entries = previous.corpora
+            version = pointer.version + 1
+            entries = try previousEntries(tree: out, pointer: pointer, count: count, changedPath: changedPath)
             // book-0 (installed) and K-1 others spread over the catalog.
+            var changed = Set(try changedNumbers(changedPath))
             for k in 0..<change {
                 let n = k == 0 ? 0 : (k * 7919) % count
                 entries[n] = try entry(n, version: String(version), tree: out, key: key)
+                changed.insert(n)
             }
+            try FileIO.writeAtomically(Data(changed.sorted().map(String.init).joined(separator: "\n").utf8), to: changedPath)
         }
         let started = Date()
         let now = Date()
         let catalog = Catalog(id: "scale", title: "Catalog of \(count) books", version: version, issued: now,
                               expires: now.addingTimeInterval(30 * 86400), rootVersion: 1, corpora: entries)
-        let bytes = try catalog.canonicalBytes()
-        let path = TreeLayout.catalogPath(version: version)
+        // In `corpusd publish`'s order: the parts and top document, then the flat catalog unless it
+        // is larger than any client reads (`--flat`, today's layout, always writes it).
+        var partsWritten = 0, partsReused = 0
+        var ownParts: Set<PartRef>?
+        var writeFlat = true
         try FileIO.createDirectory("\(out)/catalogs")
-        try FileIO.writeAtomically(bytes, to: "\(out)/\(path)")
-        try FileIO.writeAtomically(Data(try key.sign(bytes, trustedComment: catalog.trustedComment).fileText.utf8), to: "\(out)/\(path).minisig")
-        var partsWritten = 0
-        if !flat { partsWritten = try CatalogPartWriter.write(catalog, key: key, tree: out).parts.count }
+        if !flat {
+            let written = try CatalogPartWriter.write(catalog, key: key, tree: out)
+            (partsWritten, partsReused, writeFlat, ownParts) = (written.parts.count, written.reused, written.flatCatalogFits, written.named)
+        }
+        let path = writeFlat ? TreeLayout.catalogPath(version: version) : TreeLayout.topPath(version: version)
+        var flatBytes: Int?
+        if writeFlat {
+            let bytes = try catalog.canonicalBytes()
+            try FileIO.writeAtomically(bytes, to: "\(out)/\(path)")
+            try FileIO.writeAtomically(Data(try key.sign(bytes, trustedComment: catalog.trustedComment).fileText.utf8), to: "\(out)/\(path).minisig")
+            flatBytes = bytes.count
+        }
+        let named = try SHA256.hash(fileAt: "\(out)/\(path)")
         let stamp = TimestampDocument(version: version, issued: now, expires: now.addingTimeInterval(86400),
-                                      catalog: .init(id: catalog.id, version: version, path: path, digest: SHA256.digest(bytes), size: Int64(bytes.count)),
+                                      catalog: .init(id: catalog.id, version: version, path: path, digest: SHA256Digest(bytes: named.digest), size: named.size),
                                       top: try CatalogPartWriter.topRef(version: version, tree: out))
         let stampBytes = try CanonicalJSON.encode(stamp)
         try FileIO.writeAtomically(Data(try key.sign(stampBytes, trustedComment: stamp.trustedComment).fileText.utf8), to: "\(out)/\(TreeLayout.timestamp).minisig")
         try FileIO.writeAtomically(stampBytes, to: "\(out)/\(TreeLayout.timestamp)")
-        try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: version)), to: "\(out)/\(TreeLayout.pointer)")
+        try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: version, path: path)), to: "\(out)/\(TreeLayout.pointer)")
         // What `corpusd publish` does after the pointer: its garbage collection, timed with the rest.
         let published = PublishedTree(root: out)
-        _ = published.removeUnreferencedFiles(keep: catalog, now: now)
-        let partsRemoved = published.removeUnreferencedParts(current: version, now: now)
+        _ = published.removeUnreferencedFiles(keep: catalog, now: now, keepParts: ownParts)
+        let partsRemoved = published.removeUnreferencedParts(current: version, now: now, currentParts: ownParts)
         print("publish_seconds \(String(format: "%.3f", Date().timeIntervalSince(started)))")
         print("parts_written \(partsWritten)")
+        print("parts_reused \(partsReused)")
         print("parts_removed \(partsRemoved.count)")
         if !flat, change == 0 { try printPartSizes(tree: out, version: version) }
-        print("flat_catalog_bytes \(bytes.count)")
+        print("flat_catalog_bytes \(flatBytes.map(String.init) ?? "none")")
         if let top = try CatalogPartWriter.topRef(version: version, tree: out) { print("top_bytes \(top.size)") }
+    }
+
+    static func changedNumbers(_ path: String) throws -> [Int] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { Int($0) }
+    }
+
+    /// The entries of the version the pointer names: generated again (every entry is a function of
+    /// its number and version), those changed since version 1 read from the tree, from the flat
+    /// catalog when the version has one, else through the trie (only the paths to them).
+    static func previousEntries(tree: String, pointer: CatalogPointer, count: Int, changedPath: String) throws -> [CatalogEntry] {
+        let read = { (rel: String) in try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(rel)")) }
+        if pointer.path == TreeLayout.catalogPath(version: pointer.version) { return try Catalog.decode(try read(pointer.path)).corpora }
+        let top = try Catalog.decode(try read(TreeLayout.topPath(version: pointer.version)))
+        guard let parts = top.parts, parts.count == count else { throw BuildBench.BenchError("the tree's top document names no parts of \(count) entries") }
+        let changed = Set(try changedNumbers(changedPath)).union([0, 1]).map { "book-\($0)" }
+        let held = try CatalogPartWalk.entries(of: parts, ids: Set(changed)) { try read($0.path) }.entries
+        var entries = try (0..<count).map { n in n <= 1 ? nil : try entry(n, version: "1", tree: tree, key: nil) }
+        for e in held { entries[Int(e.id.dropFirst(5))!] = e }
+        return try entries.enumerated().map { n, e in
+            guard let e else { throw BuildBench.BenchError("book-\(n) is not in the tree") }
+            return e
+        }
     }
 
     /// `part_sizes <nodes> <node bytes avg> <leaves> <leaf bytes avg> <depth>`: the measured sizes
@@ -101,11 +141,11 @@ enum CatalogScaleTree {
 
     /// Entry `n`: a real signed bundle for book-0 and book-1, a named-only bundle for the rest;
     /// fields about as long as the reader app's one-book corpora (about 600 bytes of JSON).
-    static func entry(_ n: Int, version: String, tree: String, key: SecretKey) throws -> CatalogEntry {
+    static func entry(_ n: Int, version: String, tree: String, key: SecretKey?) throws -> CatalogEntry {
         let id = "book-\(n)"
         let title = "Book number \(n) at version \(version): a public-domain title of middling length"
         let description = "One book of a generated catalog, number \(n), with a description about as long as a blurb on the back cover."
-        if n <= 1 {
+        if n <= 1, let key {
             let pack = PackFixture(id: id, version: version, texts: ["book.md": ["The text of \(id), version \(version): tides and harbors."]])
             let work = NSTemporaryDirectory() + "catalog-tree-\(id)-\(version)-\(UInt32.random(in: 0...UInt32.max))"
             try pack.write(to: work)

@@ -43,8 +43,143 @@ public enum JSONValue: Hashable, Sendable, Codable {
 public enum CanonicalJSON {
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
         let plain = try JSONEncoder().encode(value)
-        let tree = try JSONDecoder().decode(JSONValue.self, from: plain)
+        // JSONEncoder's own output, read back by a parser that knows only what it writes: the
+        // generic `JSONValue` decoding (one failed typed decode after another for every value)
+        // was half of a republish's time on a 6.9 MB flat catalog (issue 31). Same values, so
+        // the same bytes (`CanonicalJSONTests`).
+        let tree = try plain.withUnsafeBytes { raw in
+            var parser = EncoderOutputParser(bytes: raw.bindMemory(to: UInt8.self))
+            return try parser.document()
+        }
         return Data(serialize(tree))
+    }
+
+    /// Reads the JSON `JSONEncoder` writes into a `JSONValue`: objects, arrays, strings with the
+    /// escapes it uses (and any other RFC 8259 escape), integers, booleans, null. A number with a
+    /// fraction or exponent is refused as the generic decoding refused it: signed documents hold
+    /// integers only.
+    private struct EncoderOutputParser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var at = 0
+
+        struct Refused: Error, CustomStringConvertible {
+            let description: String
+        }
+
+        mutating func document() throws -> JSONValue {
+            let v = try value()
+            skipSpace()
+            guard at == bytes.count else { throw Refused(description: "trailing bytes in encoder output") }
+            return v
+        }
+
+        mutating func skipSpace() {
+            while at < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[at]) { at += 1 }
+        }
+
+        mutating func expect(_ literal: String) throws {
+            for b in literal.utf8 {
+                guard at < bytes.count, bytes[at] == b else { throw Refused(description: "unexpected byte in encoder output") }
+                at += 1
+            }
+        }
+
+        mutating func value() throws -> JSONValue {
+            skipSpace()
+            guard at < bytes.count else { throw Refused(description: "truncated encoder output") }
+            switch bytes[at] {
+            case UInt8(ascii: "{"):
+                at += 1
+                var members: [String: JSONValue] = [:]
+                skipSpace()
+                if at < bytes.count, bytes[at] == UInt8(ascii: "}") { at += 1; return .object(members) }
+                while true {
+                    skipSpace()
+                    let key = try string()
+                    skipSpace()
+                    try expect(":")
+                    members[key] = try value()
+                    skipSpace()
+                    guard at < bytes.count else { throw Refused(description: "truncated object") }
+                    if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
+                    try expect("}")
+                    return .object(members)
+                }
+            case UInt8(ascii: "["):
+                at += 1
+                var items: [JSONValue] = []
+                skipSpace()
+                if at < bytes.count, bytes[at] == UInt8(ascii: "]") { at += 1; return .array(items) }
+                while true {
+                    items.append(try value())
+                    skipSpace()
+                    guard at < bytes.count else { throw Refused(description: "truncated array") }
+                    if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
+                    try expect("]")
+                    return .array(items)
+                }
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+            case UInt8(ascii: "n"): try expect("null"); return .null
+            default: return .integer(try integer())
+            }
+        }
+
+        mutating func integer() throws -> Int64 {
+            let start = at
+            if at < bytes.count, bytes[at] == UInt8(ascii: "-") { at += 1 }
+            while at < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]) { at += 1 }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)
+            let fraction = at < bytes.count && [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[at])
+            guard !fraction, let n = Int64(text) else {
+                throw Refused(description: "only integers are allowed as numbers in signed documents")
+            }
+            return n
+        }
+
+        mutating func hex4() throws -> UInt32 {
+            guard at + 4 <= bytes.count, let n = UInt32(String(decoding: UnsafeBufferPointer(rebasing: bytes[at..<at + 4]), as: UTF8.self), radix: 16) else {
+                throw Refused(description: "bad \\u escape in encoder output")
+            }
+            at += 4
+            return n
+        }
+
+        mutating func string() throws -> String {
+            try expect("\"")
+            var out: [UInt8] = []
+            while true {
+                guard at < bytes.count else { throw Refused(description: "truncated string") }
+                let b = bytes[at]
+                at += 1
+                if b == UInt8(ascii: "\"") { break }
+                guard b == UInt8(ascii: "\\") else { out.append(b); continue }
+                guard at < bytes.count else { throw Refused(description: "truncated escape") }
+                let e = bytes[at]
+                at += 1
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        try expect("\\u")
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw Refused(description: "unpaired surrogate in encoder output") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw Refused(description: "unpaired surrogate in encoder output") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                default: throw Refused(description: "unknown escape in encoder output")
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// Decodes a signed or hashed document; an object with a member name twice is refused, since

@@ -130,6 +130,12 @@ public struct Catalog: Codable, Hashable, Sendable {
     /// The format of a top document: the catalog's fields without its entries, which live in parts.
     public static let topFormat = 2
 
+    /// The largest flat catalog a client reads (`CatalogFetcher.maxCatalogBytes`, the same in
+    /// every release since the first). A publisher does not write a flat catalog whose entries
+    /// alone exceed it (about 48,000 one-book entries): no client could read it, and writing it
+    /// would cost a republish the whole catalog's encoding (docs/format.md "Compatibility").
+    public static let maxFlatBytes: Int64 = 32 * 1024 * 1024
+
     /// The base URL of the gate that releases the file keys of the catalog's encrypted payloads
     /// (`corpusd serve --key-store`), so a client that reached only a mirror still finds it.
     public var gate: String?
@@ -226,11 +232,13 @@ public struct CatalogPointer: Codable, Hashable, Sendable {
     /// Relative path of the signed catalog; its signature is the same path plus `.minisig`.
     public var path: String
 
-    public init(id: String, version: Int) {
+    /// `path` is the flat catalog's, `catalogs/<version>.json`, unless the version has none (a
+    /// catalog too large for one document: then its top document's).
+    public init(id: String, version: Int, path: String? = nil) {
         self.format = 1
         self.id = id
         self.version = version
-        self.path = TreeLayout.catalogPath(version: version)
+        self.path = path ?? TreeLayout.catalogPath(version: version)
     }
 }
 

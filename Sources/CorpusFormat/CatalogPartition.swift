@@ -12,39 +12,72 @@ public enum CatalogPartition {
         return depth
     }
 
-    /// The parts of a catalog: the top document's `parts` value and every part's stored bytes.
+    /// The parts of a catalog: the top document's `parts` value and the stored bytes of every part
+    /// built (all of them without `reuse`; with it, only the parts of buckets that changed).
     public struct Built: Sendable {
         public var parts: CatalogParts
         public var stored: [PartRef: Data]
+        /// Every leaf and node by prefix, with the digest of what it holds (`CatalogPartIndex`).
+        public var leaves: [String: CatalogPartIndex.Bucket] = [:]
+        public var nodes: [String: CatalogPartIndex.Bucket] = [:]
+        /// Parts named from `reuse` rather than built.
+        public var reused = 0
+        /// The entries' bytes as JSON (the digests'): within a few bytes an entry of the flat
+        /// catalog's size, known without encoding it (`Catalog.maxFlatBytes`).
+        public var entryBytes: Int64 = 0
     }
 
     /// Builds the trie of `entries` at `depth` (by default `depth(forCount:)`). Entries keep their
     /// order within a leaf when their ids are equal (several channels of one id).
-    public static func build(_ entries: [CatalogEntry], depth: Int? = nil) throws -> Built {
+    ///
+    /// With `reuse` (the publisher's index of its last version, at the same depth), a leaf or node
+    /// whose digest the index records keeps the part it names when `holds` says the tree has it:
+    /// that part was built from the same entries (or children), so it is the same bytes a build
+    /// would make. Everything else is built.
+    public static func build(_ entries: [CatalogEntry], depth: Int? = nil, reuse: CatalogPartIndex? = nil,
+                             holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
         let depth = depth ?? self.depth(forCount: entries.count)
         guard CatalogParts.depthRange.contains(depth) else { throw FormatError.malformed(what: "catalog parts", reason: "depth \(depth)") }
+        let reuse = reuse?.depth == depth ? reuse : nil
+        let digester = CatalogPartIndex.Digester()
         var leaves: [String: [CatalogEntry]] = [:]
         for e in entries { leaves[String(CatalogPart.key(of: e.id).prefix(depth)), default: []].append(e) }
-        var stored: [PartRef: Data] = [:]
-        func add(_ part: CatalogPart) throws -> PartRef {
-            let bytes = try part.stored()
+        var built = Built(parts: CatalogParts(count: entries.count, depth: depth, root: PartRef(digest: SHA256.digest(Data()), size: 0)), stored: [:])
+        /// The part for a bucket: the recorded one when its digest matches and the tree holds it, else built.
+        func part(_ digest: SHA256Digest, recorded: CatalogPartIndex.Bucket?, _ make: () -> CatalogPart) throws -> PartRef {
+            if let recorded, recorded.digest == digest, holds(recorded.part) {
+                built.reused += 1
+                return recorded.part
+            }
+            let bytes = try make().stored()
             let ref = PartRef(stored: bytes)
-            stored[ref] = bytes
+            built.stored[ref] = bytes
             return ref
         }
         // Level by level from the leaves up: each level's refs keyed by prefix.
         var level: [String: PartRef] = [:]
         for (prefix, list) in leaves {
             let sorted = list.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
-            level[prefix] = try add(.leaf(prefix: prefix, entries: sorted))
+            let digest = try digester.digest(kind: "leaf", prefix: prefix, sorted)
+            let ref = try part(digest, recorded: reuse?.leaves[prefix]) { .leaf(prefix: prefix, entries: sorted) }
+            built.leaves[prefix] = .init(digest: digest, part: ref)
+            level[prefix] = ref
         }
+        let leafBytes = digester.bytes
         for length in stride(from: depth - 1, through: 0, by: -1) {
             var parents: [String: [String: PartRef]] = [:]
             for (prefix, ref) in level { parents[String(prefix.prefix(length)), default: [:]][String(prefix.suffix(1))] = ref }
             if length == 0 && parents.isEmpty { parents[""] = [:] }
             level = [:]
-            for (prefix, children) in parents { level[prefix] = try add(.node(prefix: prefix, children: children)) }
+            for (prefix, children) in parents {
+                let digest = try digester.digest(kind: "node", prefix: prefix, children)
+                let ref = try part(digest, recorded: reuse?.nodes[prefix]) { .node(prefix: prefix, children: children) }
+                built.nodes[prefix] = .init(digest: digest, part: ref)
+                level[prefix] = ref
+            }
         }
-        return Built(parts: CatalogParts(count: entries.count, depth: depth, root: level[""]!), stored: stored)
+        built.parts.root = level[""]!
+        built.entryBytes = leafBytes
+        return built
     }
 }

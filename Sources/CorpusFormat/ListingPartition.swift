@@ -26,6 +26,10 @@ public enum ListingPartition {
         public var stored: [PartRef: Data]
         /// The listing parts in order.
         public var parts: [ListingPartRef]
+        /// Every listing part by the digest of its rows (`CatalogPartIndex`).
+        public var digests: [SHA256Digest: PartRef] = [:]
+        /// Parts named from `reuse` rather than built.
+        public var reused = 0
     }
 
     /// True when a part ends after the entries of `id`: the key's last eight hex digits, a number,
@@ -35,7 +39,11 @@ public enum ListingPartition {
         return UInt32(key.suffix(8), radix: 16)! % UInt32(target) == 0
     }
 
-    public static func build(_ entries: [CatalogEntry], target: Int = targetRows) throws -> Built {
+    /// With `reuse` (the publisher's record of listing parts by the digest of their rows), a part
+    /// whose rows it records keeps that part when `holds` says the tree has it; the rest are built.
+    /// The index is always built: it is one small part.
+    public static func build(_ entries: [CatalogEntry], target: Int = targetRows, reuse: [SHA256Digest: PartRef] = [:],
+                             holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
         // Entries of one id together, where the id first appears (the order `ChannelSelection` offers in),
         // so a reader picks each id's version from one part.
         var groups: [String: [CatalogEntry]] = [:]
@@ -48,11 +56,22 @@ public enum ListingPartition {
         var refs: [ListingPartRef] = []
         var rows: [ListingRow] = []
         var bytes = 0
+        var digests: [SHA256Digest: PartRef] = [:]
+        var reused = 0
+        let digester = CatalogPartIndex.Digester()
         func flush() throws {
             guard !rows.isEmpty else { return }
-            let data = try ListingDocument.part(rows).stored()
-            let ref = PartRef(stored: data)
-            stored[ref] = data
+            let digest = try digester.digest(kind: "listing", prefix: "", rows)
+            let ref: PartRef
+            if let recorded = reuse[digest], holds(recorded) {
+                ref = recorded
+                reused += 1
+            } else {
+                let data = try ListingDocument.part(rows).stored()
+                ref = PartRef(stored: data)
+                stored[ref] = data
+            }
+            digests[digest] = ref
             refs.append(ListingPartRef(part: ref, rows: rows.count))
             rows = []
             bytes = 0
@@ -69,6 +88,6 @@ public enum ListingPartition {
         let index = try ListingDocument.index(refs).stored()
         let indexRef = PartRef(stored: index)
         stored[indexRef] = index
-        return Built(listing: CatalogListing(count: entries.count, index: indexRef), stored: stored, parts: refs)
+        return Built(listing: CatalogListing(count: entries.count, index: indexRef), stored: stored, parts: refs, digests: digests, reused: reused)
     }
 }

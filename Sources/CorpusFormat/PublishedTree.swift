@@ -21,6 +21,13 @@ public struct PublishedTree: Sendable {
         }.sorted()
     }
 
+    /// The catalog versions the tree holds in either form, ascending: a flat catalog, a top
+    /// document, or both. A version too large for a flat catalog (`Catalog.maxFlatBytes`) has
+    /// only its top document, and its promises count like any other's.
+    public func publishedVersions() -> [Int] {
+        Array(Set(catalogVersions()).union(topVersions())).sorted()
+    }
+
     /// Removes the bundles, embedder artifacts and deltas that neither `keep` nor any unexpired
     /// catalog of the tree references, so that a client still reading an older catalog that is
     /// valid can finish. A delta is kept while a kept catalog lists it and some kept catalog still
@@ -28,7 +35,11 @@ public struct PublishedTree: Sendable {
     /// removed paths (relative to the tree), bundles first, each folder sorted. Older versions are
     /// read through `forEachVersion`, one at a time: what each changed, not every catalog whole.
     /// (Catalog parts go by their own rule: `removeUnreferencedParts`.)
-    public func removeUnreferencedFiles(keep: Catalog, now: Date) -> [String] {
+    ///
+    /// `keepParts`, when given, is every part of `keep`'s top document as its writer just built
+    /// them (in memory, not read back): they are not read again to learn which subtrees the
+    /// older versions share with it.
+    public func removeUnreferencedFiles(keep: Catalog, now: Date, keepParts: Set<PartRef>? = nil) -> [String] {
         var referenced = Set<String>()
         var listed = Set<String>()
         var deltas: [(from: String, paths: [String])] = []
@@ -43,9 +54,9 @@ public struct PublishedTree: Sendable {
         }
         add(keep.corpora, keep.embedders)
         // The parts of `keep`'s own top document hold the entries just added: not read again.
-        let own = partsNamed(byTopsOf: readTop(keep.version) == nil ? [] : [keep.version]) ?? []
+        let own = keepParts ?? partsNamed(byTopsOf: readTop(keep.version) == nil ? [] : [keep.version]) ?? []
         // A catalog that no longer decodes promises nothing a client can read.
-        forEachVersion(catalogVersions().filter { $0 != keep.version }, skipping: own,
+        forEachVersion(publishedVersions().filter { $0 != keep.version }, skipping: own,
                        include: { c in c.expiryDate.map { $0 > now } ?? false }) { add($0.entries, $0.header.embedders) }
         for d in deltas where listed.contains(d.from) { referenced.formUnion(d.paths) }
         var removed: [String] = []
@@ -101,8 +112,11 @@ public struct PublishedTree: Sendable {
     /// and the listing index with the listing parts it names. Nil when a retained top document,
     /// node or listing index cannot be read or does not match its reference: what it names is
     /// unknown, so nothing may be removed.
-    public func partsNamed(byTopsOf versions: [Int]) -> Set<PartRef>? {
-        var named = Set<PartRef>()
+    ///
+    /// `known`: parts already known to be named, each with every part below it (a version's
+    /// whole set of parts as its writer built them): their subtrees are not read.
+    public func partsNamed(byTopsOf versions: [Int], known: Set<PartRef> = []) -> Set<PartRef>? {
+        var named = known
         for version in versions {
             guard let top = readTop(version), let parts = top.parts else { return nil }
             if let listing = top.listing, named.insert(listing.index).inserted {
@@ -125,9 +139,11 @@ public struct PublishedTree: Sendable {
     /// Removes the parts (`parts/<sha256>.json.gz`) no retained top document names
     /// (`retainedTopVersions`); nothing when one of those cannot be read through. Returns the
     /// removed paths, sorted.
-    public func removeUnreferencedParts(current: Int, now: Date) -> [String] {
+    /// `currentParts`: as for `removeUnreferencedFiles`, every part of version `current`'s top
+    /// document as its writer just built them.
+    public func removeUnreferencedParts(current: Int, now: Date, currentParts: Set<PartRef>? = nil) -> [String] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/parts")) ?? []).sorted()
-        guard !names.isEmpty, let named = partsNamed(byTopsOf: retainedTopVersions(current: current, now: now)) else { return [] }
+        guard !names.isEmpty, let named = partsNamed(byTopsOf: retainedTopVersions(current: current, now: now), known: currentParts ?? []) else { return [] }
         let keep = Set(named.map(\.path))
         var removed: [String] = []
         for name in names where name.hasSuffix(".json.gz") {

@@ -68,7 +68,10 @@ public struct TimestampDocument: Codable, Hashable, Sendable {
         guard doc.version >= 1, doc.catalog.version >= 1, doc.catalog.size > 0, doc.expiryDate != nil, Timestamp.parse(doc.issued) != nil else {
             throw FormatError.malformed(what: what, reason: "version, catalog version, size or dates out of range")
         }
-        guard TreePath.isSafe(doc.catalog.path), doc.catalog.path == TreeLayout.catalogPath(version: doc.catalog.version) else {
+        // A version without a flat catalog (over `Catalog.maxFlatBytes`) names its top document in
+        // both places: a client of an earlier release then reads a format it refuses by name.
+        let namesTop = doc.top.map { doc.catalog.path == $0.path && doc.catalog.digest == $0.digest && doc.catalog.size == $0.size } ?? false
+        guard TreePath.isSafe(doc.catalog.path), doc.catalog.path == TreeLayout.catalogPath(version: doc.catalog.version) || namesTop else {
             throw FormatError.malformed(what: what, reason: "catalog path \(doc.catalog.path.debugDescription) is not catalogs/<version>.json")
         }
         if let top = doc.top, top.path != TreeLayout.topPath(version: doc.catalog.version) || top.size <= 0 {

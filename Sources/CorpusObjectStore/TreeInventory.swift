@@ -133,7 +133,7 @@ struct TreeInventory {
         let published = PublishedTree(root: tree)
         var visited = Set<PartRef>()
         var read = Set<Int>()
-        for n in published.catalogVersions().reversed() {
+        for n in published.publishedVersions().reversed() {
             if let data = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.topPath(version: n))"),
                let top = try? JSONDecoder().decode(JSONValue.self, from: data), let parts = try? Catalog.decode(data).parts,
                let owned = partPaths(tree: tree, root: parts.root, visited: &visited) {

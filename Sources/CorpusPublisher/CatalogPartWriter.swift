@@ -17,13 +17,28 @@ public enum CatalogPartWriter {
         public var signedBytes: Data
         /// Paths (relative to the tree) of the parts this call wrote.
         public var parts: [String]
+        /// Parts named from the last version's record (`CatalogPartIndex`) without being built.
+        public var reused: Int
+        /// The entries' size as JSON, about the flat catalog's (`CatalogPartition.Built.entryBytes`).
+        public var entryBytes: Int64
+        /// Every part the top document names (trie, listing index, listing parts), built or reused:
+        /// what the garbage collection that follows need not read back (`PublishedTree`).
+        public var named: Set<PartRef>
+
+        /// False when the flat catalog would be larger than any client reads (`Catalog.maxFlatBytes`):
+        /// the version then has its top document only (docs/format.md "Compatibility").
+        public var flatCatalogFits: Bool { entryBytes <= Catalog.maxFlatBytes }
     }
 
     public static func write(_ catalog: Catalog, key: SecretKey, tree: String) throws -> Written {
-        let built = try CatalogPartition.build(catalog.corpora)
+        // The record of the last version's parts, when it checks out: buckets whose entries did not
+        // change keep their parts without being encoded, compressed or hashed again.
+        let reuse = CatalogPartIndex.load(tree: tree)
+        let holds = { (ref: PartRef) in CatalogPartIndex.holds(ref, tree: tree) }
+        let built = try CatalogPartition.build(catalog.corpora, reuse: reuse, holds: holds)
         // The listing `corpus catalog` browses: parts of the same kind of name, in the same folder,
         // so servers, mirrors and the object-store upload carry them as they carry the trie's.
-        let listing = try ListingPartition.build(catalog.corpora)
+        let listing = try ListingPartition.build(catalog.corpora, reuse: reuse?.listing ?? [:], holds: holds)
         try FileIO.createDirectory("\(tree)/parts")
         var written: [String] = []
         for (ref, bytes) in built.stored.merging(listing.stored, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key.digest.hex < $1.key.digest.hex }) {
@@ -39,7 +54,12 @@ public enum CatalogPartWriter {
         let path = "\(tree)/\(TreeLayout.topPath(version: top.version))"
         try FileIO.writeAtomically(Data(signature.fileText.utf8), to: path + TreeLayout.signatureSuffix)
         try FileIO.writeAtomically(bytes, to: path)
-        return Written(top: top, signedBytes: bytes, parts: written)
+        // After the top document it describes: an index without its top is never used (`load`).
+        let record = CatalogPartIndex(version: top.version, root: built.parts.root, depth: built.parts.depth, leaves: built.leaves,
+                                      nodes: built.nodes, listing: listing.digests)
+        try record.write(tree: tree)
+        return Written(top: top, signedBytes: bytes, parts: written, reused: built.reused + listing.reused, entryBytes: built.entryBytes,
+                       named: record.parts.union([listing.listing.index]))
     }
 
     /// The reference a timestamp holds to catalog version `version`'s top document, nil when the

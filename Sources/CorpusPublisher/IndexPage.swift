@@ -24,8 +24,9 @@ enum IndexPage {
     }
 
     /// `signer`: the key id that signed the catalog and the bundles' manifests.
-    static func render(_ catalog: Catalog, signer: String, trust: Trust) -> String {
-        let catalogFile = TreeLayout.catalogPath(version: catalog.version)
+    /// `catalogFile`: the signed document a reader verifies, the flat catalog unless the version has none.
+    static func render(_ catalog: Catalog, signer: String, trust: Trust, catalogFile: String? = nil) -> String {
+        let catalogFile = catalogFile ?? TreeLayout.catalogPath(version: catalog.version)
         return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">

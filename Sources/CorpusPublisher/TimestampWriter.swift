@@ -26,11 +26,12 @@ public enum TimestampWriter {
         }
     }
 
-    /// Signs a timestamp for the catalog `catalog` (already written at `catalogs/<version>.json`)
-    /// with `key` and writes its signature, then `timestamp.json`, each atomically.
+    /// Signs a timestamp for the catalog `catalog` (already written at its path: the flat
+    /// catalog's, or the top document's for a version without one) with `key` and writes its
+    /// signature, then `timestamp.json`, each atomically.
     static func write(catalog: CatalogPointer, version: Int, key: SecretKey, tree: String, now: Date,
                       expiresIn: TimeInterval) throws -> TimestampDocument {
-        let path = TreeLayout.catalogPath(version: catalog.version)
+        let path = catalog.path == TreeLayout.topPath(version: catalog.version) ? catalog.path : TreeLayout.catalogPath(version: catalog.version)
         let hashed = try SHA256.hash(fileAt: "\(tree)/\(path)")
         let doc = TimestampDocument(version: version, issued: now, expires: now.addingTimeInterval(expiresIn),
                                     catalog: .init(id: catalog.id, version: catalog.version, path: path,
@@ -77,14 +78,15 @@ public enum TimestampWriter {
         guard let pointer = try? JSONDecoder().decode(CatalogPointer.self, from: pointerData), pointer.version >= 1 else {
             throw PublisherError.invalidTree(path: TreeLayout.pointer, reason: "not a catalog pointer")
         }
-        try checkCatalogSigner(pointer.version, tree: tree, root: newest)
+        try checkCatalogSigner(pointer, tree: tree, root: newest)
         _ = try previousVersion(tree: tree)
         return pointer
     }
 
     /// Refuses to vouch for a catalog whose signature does not verify with a catalog key of `root`.
-    static func checkCatalogSigner(_ version: Int, tree: String, root: RootRoles) throws {
-        let rel = TreeLayout.catalogPath(version: version)
+    static func checkCatalogSigner(_ pointer: CatalogPointer, tree: String, root: RootRoles) throws {
+        let version = pointer.version
+        let rel = pointer.path == TreeLayout.topPath(version: version) ? pointer.path : TreeLayout.catalogPath(version: version)
         let signature: Signature
         guard let data = FileManager.default.contents(atPath: "\(tree)/\(rel)") else {
             throw PublisherError.invalidTree(path: rel, reason: "missing: the pointer names it")

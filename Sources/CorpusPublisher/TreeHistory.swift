@@ -35,7 +35,7 @@ struct TreeHistory {
         }
         var newestID: String?
         let published = PublishedTree(root: tree)
-        let versions = published.catalogVersions()
+        let versions = published.publishedVersions()
         history.latestVersion = max(history.latestVersion, versions.last ?? 0)
         // Newest first, each version through what it changed (parts it shares with a newer one are
         // read once): an entry keeps the newest version that lists it. Only the signed catalogs

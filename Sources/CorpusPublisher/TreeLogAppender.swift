@@ -14,7 +14,7 @@ public enum TreeLogAppender {
     /// client that sees the new pointer finds its catalog's leaf in the log. (Also for a catalog
     /// signed by hand, which a publisher's log must hold like any other.)
     @discardableResult
-    public static func append(tree: String, catalog: Catalog, catalogBytes: Data, topBytes: Data? = nil, key: SecretKey) throws -> TransparencyLogWriter.Appended {
+    public static func append(tree: String, catalog: Catalog, catalogBytes: Data?, topBytes: Data? = nil, key: SecretKey) throws -> TransparencyLogWriter.Appended {
         let origin = TreeLog.origin(catalogID: catalog.id)
         // After a key rotation the last checkpoint is the previous key's: every catalog key the
         // tree's root chain ever listed may have signed it.
@@ -24,8 +24,10 @@ public enum TreeLogAppender {
                                                earlier: earlier)
         let started = try writer.checkpoint() != nil
         var firstRoot = 1
-        if started, let previous = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.catalogPath(version: catalog.version - 1))"),
-           let earlier = try? Catalog.decode(previous) {
+        // The previous version's root, from its top document when it has one (a few hundred bytes
+        // where a flat catalog of 100,000 entries is 69 MB), else from its flat catalog.
+        if started, let earlier = [TreeLayout.topPath(version: catalog.version - 1), TreeLayout.catalogPath(version: catalog.version - 1)].lazy
+            .compactMap({ FileManager.default.contents(atPath: "\(tree)/\($0)") }).compactMap({ try? Catalog.decode($0) }).first {
             firstRoot = earlier.rootVersion + 1
         }
         var leaves: [[UInt8]] = []
@@ -33,7 +35,8 @@ public enum TreeLogAppender {
             guard let json = FileManager.default.contents(atPath: "\(tree)/\(TreeLayout.rootKeyPath(version: version))") else { continue }
             leaves.append(try LogLeaf(catalogID: catalog.id, rootVersion: version, documentBytes: [UInt8](json)).bytes)
         }
-        leaves.append(try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)).bytes)
+        // A version without a flat catalog (`Catalog.maxFlatBytes`) is logged by its top document alone.
+        if let catalogBytes { leaves.append(try LogLeaf(catalogID: catalog.id, version: catalog.version, documentBytes: [UInt8](catalogBytes)).bytes) }
         if let topBytes { leaves.append(try LogLeaf(catalogID: catalog.id, version: catalog.version, topDocumentBytes: [UInt8](topBytes)).bytes) }
         return try writer.append(leaves)
     }

@@ -143,14 +143,14 @@ public enum TreePublisher {
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
         let parts = try CatalogPartWriter.write(catalog, key: key, tree: output)
-        let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output) { pointer in
-            _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: try catalog.canonicalBytes(), topBytes: parts.signedBytes, key: key)
+        let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output, flat: parts.flatCatalogFits) { pointer, flatBytes in
+            _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: flatBytes, topBytes: parts.signedBytes, key: key)
             return try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
                                                               expiresIn: TimestampWriter.defaultExpiry) }
         }
 
-        let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now)
-        let partsRemoved = PublishedTree(root: output).removeUnreferencedParts(current: catalog.version, now: now)
+        let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now, keepParts: parts.named)
+        let partsRemoved = PublishedTree(root: output).removeUnreferencedParts(current: catalog.version, now: now, currentParts: parts.named)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),
@@ -321,20 +321,30 @@ public enum TreePublisher {
     }
 
     /// Writes the signed catalog, `index.html`, the OPDS feeds, what `beforePointer` writes (the timestamp), then
-    /// the pointer, each atomically.
-    static func writeCatalog<T>(_ catalog: Catalog, key: SecretKey, trust: IndexPage.Trust, tree: String,
-                                beforePointer: (CatalogPointer) throws -> T) throws -> T {
-        let bytes = try catalog.canonicalBytes()
-        let signature = try key.sign(bytes, trustedComment: catalog.trustedComment,
-                                     untrustedComment: "catalog \(catalog.id) version \(catalog.version), key \(key.keyID)")
-        let catalogPath = "\(tree)/\(TreeLayout.catalogPath(version: catalog.version))"
-        try FileIO.writeAtomically(bytes, to: catalogPath)
-        try FileIO.writeAtomically(Data(signature.fileText.utf8), to: catalogPath + TreeLayout.signatureSuffix)
-        try FileIO.writeAtomically(Data(IndexPage.render(catalog, signer: key.keyID.description, trust: trust).utf8), to: "\(tree)/index.html")
+    /// the pointer, each atomically. Without `flat` (a catalog too large for any client to read
+    /// whole, `Catalog.maxFlatBytes`) no flat catalog is written and the pointer names the top
+    /// document; `beforePointer` gets the flat catalog's bytes when there is one.
+    static func writeCatalog<T>(_ catalog: Catalog, key: SecretKey, trust: IndexPage.Trust, tree: String, flat: Bool = true,
+                                beforePointer: (CatalogPointer, Data?) throws -> T) throws -> T {
+        var flatBytes: Data?
+        let pointer: CatalogPointer
+        if flat {
+            let bytes = try catalog.canonicalBytes()
+            let signature = try key.sign(bytes, trustedComment: catalog.trustedComment,
+                                         untrustedComment: "catalog \(catalog.id) version \(catalog.version), key \(key.keyID)")
+            let catalogPath = "\(tree)/\(TreeLayout.catalogPath(version: catalog.version))"
+            try FileIO.writeAtomically(bytes, to: catalogPath)
+            try FileIO.writeAtomically(Data(signature.fileText.utf8), to: catalogPath + TreeLayout.signatureSuffix)
+            flatBytes = bytes
+            pointer = CatalogPointer(id: catalog.id, version: catalog.version)
+        } else {
+            pointer = CatalogPointer(id: catalog.id, version: catalog.version, path: TreeLayout.topPath(version: catalog.version))
+        }
+        try FileIO.writeAtomically(Data(IndexPage.render(catalog, signer: key.keyID.description, trust: trust, catalogFile: pointer.path).utf8),
+                                   to: "\(tree)/index.html")
         // The OPDS view for e-book readers, from the catalog just signed (docs/operations.md "Serving the OPDS feeds").
         try OPDSFeeds.write(catalog, tree: tree)
-        let pointer = CatalogPointer(id: catalog.id, version: catalog.version)
-        let written = try beforePointer(pointer)
+        let written = try beforePointer(pointer, flatBytes)
         try FileIO.writeAtomically(try CanonicalJSON.encode(pointer), to: "\(tree)/\(TreeLayout.pointer)")
         return written
     }

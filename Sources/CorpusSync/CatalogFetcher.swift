@@ -32,7 +32,7 @@ public struct CatalogFetcher: Sendable {
     public var browsing = false
 
     public static let maxPointerBytes: Int64 = 64 * 1024
-    public static let maxCatalogBytes: Int64 = 32 * 1024 * 1024
+    public static let maxCatalogBytes: Int64 = Catalog.maxFlatBytes
     public static let maxSignatureBytes: Int64 = 16 * 1024
     public static let maxRootDocumentBytes: Int64 = 64 * 1024
     public static let maxTimestampBytes: Int64 = 16 * 1024

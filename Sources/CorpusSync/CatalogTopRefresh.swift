@@ -94,10 +94,13 @@ extension CatalogFetcher {
     /// The listing index and the listing parts this home does not hold, each checked against its
     /// reference (the index's: the signed top document's) before it is staged; nil when the home
     /// holds them all. One part in memory at a time.
+    /// Listing parts fetched at once by a first `corpus catalog`.
+    static let listingFetchesInFlight = 8
+
     private func fetchListing(_ listing: CatalogListing, remote: Remote, source: Source) async throws -> StagedListing? {
         let cache = ListingCache(home: home, remote: remote.name)
         var staged: StagedListing?
-        func fetched(_ ref: PartRef) async throws -> Data {
+        @Sendable func fetched(_ ref: PartRef) async throws -> Data {
             do {
                 let body = try await client.get(HTTPRequest(url: source.url(for: ref.path), maxBodyBytes: min(ref.size, CatalogPart.maxStoredBytes))).body
                 return body
@@ -115,15 +118,29 @@ extension CatalogFetcher {
             if !held { indexBytes = try await fetched(listing.index) }
             let parts = try ListingDocument.index(stored: indexBytes!, ref: listing.index)
             if !held { try stage(indexBytes!, listing.index) }
-            for part in parts where !cache.holds(part.part) {
-                let stored = try await fetched(part.part)
-                // The rows are decoded when they are listed; here the bytes must be the ones the index names.
-                guard Int64(stored.count) == part.part.size else {
-                    throw SyncError.sizeMismatch(file: part.part.path, expected: part.part.size, actual: Int64(stored.count))
+            let missing = parts.map(\.part).filter { !cache.holds($0) }
+            if !missing.isEmpty, staged == nil { staged = try StagedListing(home: home) }
+            // Several requests in flight: one after another, a first listing of 200 parts waited
+            // out 200 round trips before its first row (issue 31 item 3). Each part is checked
+            // and staged as it arrives; at most `listingFetchesInFlight` parts are in memory.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var next = missing.makeIterator()
+                func start() -> Bool {
+                    guard let ref = next.next(), let staged else { return false }
+                    group.addTask {
+                        let stored = try await fetched(ref)
+                        // The rows are decoded when they are listed; here the bytes must be the ones the index names.
+                        guard Int64(stored.count) == ref.size else {
+                            throw SyncError.sizeMismatch(file: ref.path, expected: ref.size, actual: Int64(stored.count))
+                        }
+                        let digest = SHA256.digest(stored)
+                        guard digest == ref.digest else { throw SyncError.hashMismatch(file: ref.path, expected: ref.digest.hex, actual: digest.hex) }
+                        try staged.write(stored, for: ref)
+                    }
+                    return true
                 }
-                let digest = SHA256.digest(stored)
-                guard digest == part.part.digest else { throw SyncError.hashMismatch(file: part.part.path, expected: part.part.digest.hex, actual: digest.hex) }
-                try stage(stored, part.part)
+                for _ in 0..<Self.listingFetchesInFlight where start() {}
+                while try await group.next() != nil { _ = start() }
             }
         } catch let e as FormatError {
             throw SyncError.from(e)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CorpusFormat
+import CorpusTestSupport
 
 @Suite struct CanonicalJSONTests {
     @Test func keysAreSortedByUTF8Bytes() throws {
@@ -93,5 +94,40 @@ import CorpusFormat
         for (text, expected) in cases {
             #expect(throws: expected) { try Manifest.decode(Data(text.utf8)) }
         }
+    }
+}
+
+/// `CanonicalJSON.encode` reads JSONEncoder's output with its own parser (issue 31: the generic
+/// `JSONValue` decoding was half of a republish); it must give the bytes the generic path gave.
+@Suite struct CanonicalJSONEncodeParityTests {
+    /// The generic path `encode` took before: JSONEncoder, then JSONDecoder into `JSONValue`.
+    static func reference<T: Encodable>(_ value: T) throws -> Data {
+        Data(CanonicalJSON.serialize(try JSONDecoder().decode(JSONValue.self, from: try JSONEncoder().encode(value))))
+    }
+
+    struct Odd: Codable {
+        var texts: [String]
+        var numbers: [Int64]
+        var flags: [Bool?]
+        var nested: [String: [String: Int]]
+        var empty: [String: String]
+        var none: [Int]
+    }
+
+    @Test func everyKindOfValueEncodesAsTheGenericPathDid() throws {
+        let odd = Odd(texts: ["plain", "quote \" backslash \\ slash /", "\n\r\t\u{08}\u{0C}\u{00}\u{01}\u{1F}\u{7F}", "marées — 東京 🌊 \u{2028}\u{202E}",
+                              "", "\u{10FFFF}\u{FFFD}"],
+                      numbers: [0, -1, Int64.max, Int64.min, 42], flags: [true, false, nil],
+                      nested: ["b": ["z": 1, "a": -2], "a": [:], "é": ["B": 3]], empty: [:], none: [])
+        #expect(try CanonicalJSON.encode(odd) == Self.reference(odd))
+        let entries = (0..<300).map { generatedEntry($0) }
+        let catalog = Catalog(id: "scale", title: "Tïtle \"quoted\"\n", version: 3, issued: Date(timeIntervalSince1970: 1_800_000_000),
+                              expires: Date(timeIntervalSince1970: 1_900_000_000), rootVersion: 2, corpora: entries)
+        #expect(try CanonicalJSON.encode(catalog) == Self.reference(catalog))
+    }
+
+    @Test func aFractionIsRefusedAsBefore() throws {
+        #expect(throws: (any Error).self) { try Self.reference([1.5]) }
+        #expect(throws: (any Error).self) { try CanonicalJSON.encode([1.5]) }
     }
 }
