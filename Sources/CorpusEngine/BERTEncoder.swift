@@ -21,7 +21,14 @@ struct BERTEncoder: Sendable {
             context = .allocate(capacity: tokens * c.hidden)
             projected = .allocate(capacity: tokens * c.hidden)
             intermediate = .allocate(capacity: tokens * c.intermediate)
-            scores = .allocate(capacity: longest * longest)
+            scores = .allocate(capacity: max(longest * longest, Self.attentionScratch(longest: longest, c: c)))
+        }
+
+        static func attentionScratch(longest: Int, c: BERTConfiguration) -> Int {
+            #if !canImport(Accelerate) && arch(x86_64)
+            if EncoderSIMD.available { return EncoderSIMD.attentionScratch(tokens: longest, headWidth: c.headWidth) }
+            #endif
+            return 0
         }
 
         func deallocate() {
@@ -86,6 +93,16 @@ struct BERTEncoder: Sendable {
         for s in 0..<(offsets.count - 1) {
             let n = offsets[s + 1] - offsets[s]
             let base = qkv + offsets[s] * 3 * h
+            #if !canImport(Accelerate) && arch(x86_64)
+            if EncoderSIMD.available {
+                for head in 0..<c.heads {
+                    let q = base + head * dh
+                    EncoderSIMD.attentionHead(tokens: n, headWidth: dh, q: q, k: q + h, v: q + 2 * h, stride: 3 * h, scale: scale,
+                                              into: context + offsets[s] * h + head * dh, outStride: h, scratch: scores)
+                }
+                continue
+            }
+            #endif
             for head in 0..<c.heads {
                 let q = base + head * dh, k = q + h, v = q + 2 * h
                 EncoderKernels.gemm(m: n, n: n, k: dh, alpha: scale, a: q, lda: 3 * h, b: k, ldb: 3 * h,
