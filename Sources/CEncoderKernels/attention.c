@@ -1,7 +1,7 @@
 /* Attention for one head of one sequence in one pass, instead of two sgemm calls and a softmax
  * per head: at 384 wide a head is 32 floats, so each of those sgemm calls multiplied 128 × 128 × 32
  * and spent as long copying its operands into packed panels and returning as multiplying. Here,
- * four query rows at a time: their scores against every key (K transposed once per head, so a
+ * six query rows at a time: their scores against every key (K transposed once per head, so a
  * query value broadcast meets sixteen keys per instruction), their softmax, and their context
  * rows, all in the first-level cache. Called only on a CPU whose flags include AVX-512F
  * (EncoderSIMD.swift). */
@@ -14,13 +14,16 @@ static long padded_keys(long n) { return (n + 63) / 64 * 64; }
 /* V's rows packed, each padded to whole vectors. */
 static long padded_width(long dh) { return (dh + 15) / 16 * 16; }
 
-/* Kᵀ (dh rows of the padded key count), V packed, and four rows of scores. */
-long corpus_attention_scratch_floats(long n, long dh) { return (dh + 4) * padded_keys(n) + n * padded_width(dh); }
+/* Query rows a block: six rows by four vectors keep 24 sums in registers, enough independent
+ * multiply-adds to cover their latency on both FMA ports (four rows left the context loop, at a
+ * 32-wide head, with eight). */
+#define ROWS 6
+
+/* Kᵀ (dh rows of the padded key count), V packed, and a block's rows of scores. */
+long corpus_attention_scratch_floats(long n, long dh) { return (dh + ROWS) * padded_keys(n) + n * padded_width(dh); }
 
 #if defined(__x86_64__)
 #include "vector_exp.h"
-
-#define ROWS 4
 
 /* out rows = p rows · V for the columns [c0, c0 + 16·NV), scaled by each row's 1/Σ. */
 #define CONTEXT_BLOCK(NV)                                                                          \
@@ -81,7 +84,7 @@ void corpus_attention_head_avx512(long n, long dh, const float *q, const float *
         const float *qr[ROWS];
         for (int r = 0; r < ROWS; r++) qr[r] = q + (r0 + (r < rows ? r : 0)) * ld;
 
-        /* Scores: four rows by 64 keys, sixteen sums in registers across the head's width. */
+        /* Scores: six rows by 64 keys, 24 sums in registers across the head's width. */
         for (long c0 = 0; c0 < np; c0 += 64) {
             __m512 acc[ROWS][4];
             for (int r = 0; r < ROWS; r++)
