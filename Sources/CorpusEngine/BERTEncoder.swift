@@ -20,7 +20,7 @@ struct BERTEncoder: Sendable {
             qkv = .allocate(capacity: tokens * 3 * c.hidden)
             context = .allocate(capacity: tokens * c.hidden)
             projected = .allocate(capacity: tokens * c.hidden)
-            intermediate = .allocate(capacity: tokens * c.intermediate)
+            intermediate = .allocate(capacity: min(tokens, BERTEncoder.feedForwardRows) * c.intermediate)
             scores = .allocate(capacity: max(longest * longest, Self.attentionScratch(longest: longest, c: c)))
         }
 
@@ -119,15 +119,23 @@ struct BERTEncoder: Sendable {
                                    gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
 
-        EncoderKernels.linear(x, rows: total, inFeatures: h, weight: layer.intermediateWeight,
-                             bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter, threads: threads)
-        EncoderKernels.gelu(inter, count: total * c.intermediate)
-        EncoderKernels.linear(inter, rows: total, inFeatures: c.intermediate, weight: layer.outputWeight,
-                             bias: layer.outputBias, outFeatures: h, into: projected, threads: threads)
+        // The feed-forward layer a block of rows at a time: the block's intermediate values are
+        // read back by GELU and the second product while still in cache.
+        for low in stride(from: 0, to: total, by: Self.feedForwardRows) {
+            let rows = min(Self.feedForwardRows, total - low)
+            EncoderKernels.linear(x + low * h, rows: rows, inFeatures: h, weight: layer.intermediateWeight,
+                                 bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter, threads: threads)
+            EncoderKernels.gelu(inter, count: rows * c.intermediate)
+            EncoderKernels.linear(inter, rows: rows, inFeatures: c.intermediate, weight: layer.outputWeight,
+                                 bias: layer.outputBias, outFeatures: h, into: projected + low * h, threads: threads)
+        }
         EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
                                    gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
     }
+
+    /// Rows of the feed-forward layer done at a time (see `layer`).
+    static let feedForwardRows = 512
 
     /// Floating-point operations (multiply and add counted apart) of the matrix multiplies
     /// of one encoder pass over sequences of these lengths: what GFLOP/s figures divide.
