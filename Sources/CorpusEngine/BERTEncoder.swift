@@ -20,8 +20,15 @@ struct BERTEncoder: Sendable {
             qkv = .allocate(capacity: tokens * 3 * c.hidden)
             context = .allocate(capacity: tokens * c.hidden)
             projected = .allocate(capacity: tokens * c.hidden)
-            intermediate = .allocate(capacity: tokens * c.intermediate)
-            scores = .allocate(capacity: longest * longest)
+            intermediate = .allocate(capacity: min(tokens, BERTEncoder.feedForwardRows) * c.intermediate)
+            scores = .allocate(capacity: max(longest * longest, Self.attentionScratch(longest: longest, c: c)))
+        }
+
+        static func attentionScratch(longest: Int, c: BERTConfiguration) -> Int {
+            #if !canImport(Accelerate) && arch(x86_64)
+            if EncoderSIMD.available { return EncoderSIMD.attentionScratch(tokens: longest, headWidth: c.headWidth) }
+            #endif
+            return 0
         }
 
         func deallocate() {
@@ -86,6 +93,16 @@ struct BERTEncoder: Sendable {
         for s in 0..<(offsets.count - 1) {
             let n = offsets[s + 1] - offsets[s]
             let base = qkv + offsets[s] * 3 * h
+            #if !canImport(Accelerate) && arch(x86_64)
+            if EncoderSIMD.available {
+                for head in 0..<c.heads {
+                    let q = base + head * dh
+                    EncoderSIMD.attentionHead(tokens: n, headWidth: dh, q: q, k: q + h, v: q + 2 * h, stride: 3 * h, scale: scale,
+                                              into: context + offsets[s] * h + head * dh, outStride: h, scratch: scores)
+                }
+                continue
+            }
+            #endif
             for head in 0..<c.heads {
                 let q = base + head * dh, k = q + h, v = q + 2 * h
                 EncoderKernels.gemm(m: n, n: n, k: dh, alpha: scale, a: q, lda: 3 * h, b: k, ldb: 3 * h,
@@ -102,15 +119,23 @@ struct BERTEncoder: Sendable {
                                    gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
 
-        EncoderKernels.linear(x, rows: total, inFeatures: h, weight: layer.intermediateWeight,
-                             bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter, threads: threads)
-        EncoderKernels.gelu(inter, count: total * c.intermediate)
-        EncoderKernels.linear(inter, rows: total, inFeatures: c.intermediate, weight: layer.outputWeight,
-                             bias: layer.outputBias, outFeatures: h, into: projected, threads: threads)
+        // The feed-forward layer a block of rows at a time: the block's intermediate values are
+        // read back by GELU and the second product while still in cache.
+        for low in stride(from: 0, to: total, by: Self.feedForwardRows) {
+            let rows = min(Self.feedForwardRows, total - low)
+            EncoderKernels.linear(x + low * h, rows: rows, inFeatures: h, weight: layer.intermediateWeight,
+                                 bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter, threads: threads)
+            EncoderKernels.gelu(inter, count: rows * c.intermediate)
+            EncoderKernels.linear(inter, rows: rows, inFeatures: c.intermediate, weight: layer.outputWeight,
+                                 bias: layer.outputBias, outFeatures: h, into: projected + low * h, threads: threads)
+        }
         EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
                                    gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
     }
+
+    /// Rows of the feed-forward layer done at a time (see `layer`).
+    static let feedForwardRows = 512
 
     /// Floating-point operations (multiply and add counted apart) of the matrix multiplies
     /// of one encoder pass over sequences of these lengths: what GFLOP/s figures divide.

@@ -84,6 +84,18 @@ enum EncoderKernels {
     static func addLayerNorm(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, rows: Int, width: Int,
                              gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
                              into out: UnsafeMutablePointer<Float>) {
+        #if !canImport(Accelerate) && arch(x86_64)
+        if EncoderSIMD.available {
+            return EncoderSIMD.addLayerNorm(x, residual: residual, rows: rows, width: width, gamma: gamma, beta: beta, eps: eps, into: out)
+        }
+        #endif
+        addLayerNormPortable(x, residual: residual, rows: rows, width: width, gamma: gamma, beta: beta, eps: eps, into: out)
+    }
+
+    /// `addLayerNorm` in Swift, for CPUs without AVX-512 (and the reference its tests hold `EncoderSIMD` to).
+    static func addLayerNormPortable(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, rows: Int, width: Int,
+                                     gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
+                                     into out: UnsafeMutablePointer<Float>) {
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: width)
         defer { scratch.deallocate() }
         for r in 0..<rows {
@@ -104,6 +116,14 @@ enum EncoderKernels {
 
     /// In-place GELU with erf (`x · ½ · (1 + erf(x / √2))`), BERT's `hidden_act: "gelu"`.
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        #if !canImport(Accelerate) && arch(x86_64)
+        if EncoderSIMD.available { return EncoderSIMD.gelu(x, count: count) }
+        #endif
+        geluPortable(x, count: count)
+    }
+
+    /// `gelu` in Swift, for CPUs without AVX-512 (and the reference its tests hold `EncoderSIMD` to).
+    static func geluPortable(_ x: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count {
             let v = x[i]
             x[i] = v * 0.5 * (1 + erf(v * 0.70710678118654752))

@@ -126,7 +126,9 @@ public struct WordPieceTokenizer: Sendable {
                             chineseCharacters: Bool = true) -> [[Unicode.Scalar]] {
         // Clean text and pad CJK ideographs (BertNormalizer.clean_text, handle_chinese_chars).
         var cleaned = String.UnicodeScalarView()
+        var ascii = true
         for scalar in text.unicodeScalars {
+            ascii = ascii && scalar.isASCII
             if scalar.value == 0 || scalar.value == 0xFFFD || isControl(scalar) { continue }
             if isWhitespace(scalar) {
                 cleaned.append(" ")
@@ -141,10 +143,19 @@ public struct WordPieceTokenizer: Sendable {
         // Strip accents (NFD, drop Mn), then lowercase each scalar on its own: the Rust
         // normalizer maps char by char, so there is no final-sigma context rule. Without
         // accent stripping the text is not decomposed at all, as in the Rust normalizer.
-        let decomposed = stripAccents ? String(cleaned).decomposedStringWithCanonicalMapping : String(cleaned)
+        // ASCII text has nothing to decompose and no marks; its capitals lowercase by adding 32.
+        // Asking the Unicode tables about every letter of an English passage cost 2 % of its
+        // encoding (docs/engine.md "Matrix products").
+        let decomposed = stripAccents && !ascii ? String(cleaned).decomposedStringWithCanonicalMapping : String(cleaned)
         var normalized: [Unicode.Scalar] = []
         normalized.reserveCapacity(decomposed.unicodeScalars.count)
-        for scalar in decomposed.unicodeScalars where !(stripAccents && scalar.properties.generalCategory == .nonspacingMark) {
+        for scalar in decomposed.unicodeScalars {
+            if scalar.isASCII {
+                let upper = (65...90).contains(scalar.value)
+                normalized.append(lowercase && upper ? Unicode.Scalar(UInt8(scalar.value + 32)) : scalar)
+                continue
+            }
+            if stripAccents && scalar.properties.generalCategory == .nonspacingMark { continue }
             if lowercase, scalar.properties.changesWhenLowercased {
                 normalized.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
             } else {
@@ -170,12 +181,16 @@ public struct WordPieceTokenizer: Sendable {
 
     /// Rust's `char::is_whitespace` (the Unicode White_Space property), plus tab, LF, CR.
     static func isWhitespace(_ s: Unicode.Scalar) -> Bool {
-        s == "\t" || s == "\n" || s == "\r" || s.properties.isWhitespace
+        // ASCII's White_Space characters are tab to carriage return and the space.
+        if s.isASCII { return s.value == 0x20 || (0x09...0x0D).contains(s.value) }
+        return s.properties.isWhitespace
     }
 
     /// General category C* (Cc, Cf, Cs, Co, Cn), except tab, LF and CR which are whitespace.
     static func isControl(_ s: Unicode.Scalar) -> Bool {
         if s == "\t" || s == "\n" || s == "\r" { return false }
+        // ASCII's C* characters are the controls Cc: below the space, and DEL.
+        if s.isASCII { return s.value < 0x20 || s.value == 0x7F }
         switch s.properties.generalCategory {
         case .control, .format, .surrogate, .privateUse, .unassigned: return true
         default: return false
@@ -186,6 +201,7 @@ public struct WordPieceTokenizer: Sendable {
     static func isPunctuation(_ s: Unicode.Scalar) -> Bool {
         switch s.value {
         case 33...47, 58...64, 91...96, 123...126: return true
+        case 0..<128: return false // every ASCII P* character is in the ranges above
         default: break
         }
         switch s.properties.generalCategory {

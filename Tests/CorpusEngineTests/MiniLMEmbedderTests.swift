@@ -41,6 +41,26 @@ import Testing
         }
     }
 
+    /// One chunk of more tokens than the feed-forward layer takes at a time (its rows cut into
+    /// blocks, the last one short) gives each text the vector it gets alone.
+    @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
+    func aChunkLongerThanAFeedForwardBlockGivesEachTextItsOwnVector() throws {
+        var embedder = try MiniLMFixtures.embedder()
+        let texts = (0..<7).map { i in
+            String(repeating: "Passage \(i) says that readers do not block writers in this database. ", count: 6 + i % 3)
+        }
+        embedder.workers = 1
+        embedder.batchTokenBudget = 100_000
+        let lengths = texts.map { embedder.tokenize($0).count }
+        try #require(lengths.reduce(0, +) > BERTEncoder.feedForwardRows + 1 && lengths.reduce(0, +) % BERTEncoder.feedForwardRows != 0)
+        let together = try embedder.embed(texts)
+        embedder.batchTokenBudget = 1
+        let apart = try embedder.embed(texts)
+        for i in texts.indices {
+            #expect(MiniLMFixtures.cosine(together[i], apart[i]) > 0.99999, "text \(i)")
+        }
+    }
+
     /// Similar sentences land closer than unrelated ones: the vectors carry meaning, not words.
     @Test(.enabled(if: MiniLMFixtures.modelAvailable, "\(MiniLMFixtures.modelAbsentMessage)"))
     func paraphrasesAreCloserThanUnrelatedText() throws {

@@ -83,4 +83,29 @@ import CorpusFormat
             #expect(ids == row.ids, "row \(i): \(row.text.debugDescription)")
         }
     }
+
+    /// The ASCII shortcuts give, for each of the 128 ASCII scalars, what the Unicode tables give:
+    /// whitespace, control, punctuation, lowercase, and nothing decomposed or stripped.
+    @Test func asciiShortcutsAgreeWithTheUnicodeTables() {
+        for value in UInt8(0)...UInt8(127) {
+            let s = Unicode.Scalar(value)
+            let whitespace = s == "\t" || s == "\n" || s == "\r" || s.properties.isWhitespace
+            #expect(WordPieceTokenizer.isWhitespace(s) == whitespace, "whitespace \(value)")
+            let control = !(s == "\t" || s == "\n" || s == "\r")
+                && [.control, .format, .surrogate, .privateUse, .unassigned].contains(s.properties.generalCategory)
+            #expect(WordPieceTokenizer.isControl(s) == control, "control \(value)")
+            let punctuation = (33...47).contains(value) || (58...64).contains(value) || (91...96).contains(value)
+                || (123...126).contains(value)
+                || [.connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+                    .finalPunctuation, .otherPunctuation].contains(s.properties.generalCategory)
+            #expect(WordPieceTokenizer.isPunctuation(s) == punctuation, "punctuation \(value)")
+            #expect(s.properties.generalCategory != .nonspacingMark)
+            #expect(String(s).decomposedStringWithCanonicalMapping == String(s))
+        }
+        let printable = String(String.UnicodeScalarView((UInt8(32)...UInt8(126)).map { Unicode.Scalar($0) }))
+        let words = WordPieceTokenizer.basicTokens(printable).map { String(String.UnicodeScalarView($0)) }
+        let expected = WordPieceTokenizer.basicTokens(printable + "é").dropLast().map { String(String.UnicodeScalarView($0)) }
+        #expect(words.joined() == printable.lowercased().replacingOccurrences(of: " ", with: ""))
+        #expect(words == Array(expected), "the ASCII path and the Unicode path (a text with é) split alike")
+    }
 }
