@@ -185,6 +185,24 @@ import CorpusTestSupport
         #expect(DirectorySnapshot(work.path) == before)
     }
 
+    /// `corpusd serve` (`HTTPServer`) gates a top-only tree's entitled bundles from its parts: a
+    /// token for another corpus is refused for `atlas`, one for `atlas` gets it.
+    @Test func aTopOnlyTreeIsServedWithItsEntitledBundlesGated() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        let atlas = try fixture.bundlePath("atlas")
+        try fixture.dropFlatCatalog()
+        let upstream = try Upstream(fixture.tree, entitlement: fixture.entitlementPub)
+        let work = TempDirectory("mirror-out")
+        let wrong = await refusal {
+            _ = try await updater(upstream.url, work.url("m"), trust: fixture.rootPub, token: try fixture.token(corpora: ["tides"])).run()
+        }
+        #expect(wrong == .entitlementDenied(file: atlas))
+        let good = try await updater(upstream.url, work.url("m"), trust: fixture.rootPub, token: try fixture.token(corpora: ["atlas"])).run()
+        #expect(good.fetched.count == 3 && good.fetched.contains(atlas))
+        #expect(bytes(work.url("m/\(atlas)")) == bytes("\(fixture.tree)/\(atlas)"))
+    }
+
     /// A corpus built with all-MiniLM-L6-v2 needs its model: the mirror carries the signed artifact
     /// too (verified like a bundle), so a client of the mirror never needs the origin for it.
     @Test(.enabled(if: MirrorTreeFixture.modelAvailable, "models/all-MiniLM-L6-v2 is absent: run scripts/fetch-model.sh (make test does)"))
