@@ -160,6 +160,28 @@ import CorpusTestSupport
         #expect(served.logs.all.contains { $0.path == "/\(tides)" })
     }
 
+    /// A tree that grows past the cap: the mirror holds flat version 1, the upstream's version 2
+    /// has only its top document; the run fetches the changed bundle and the parts it lacks, and
+    /// points `catalog.json` at the top document as the upstream does.
+    @Test func aMirrorOfFlatCatalogsFollowsTheUpstreamToATopOnlyVersion() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        let upstream = try Upstream(fixture.tree)
+        let work = TempDirectory("mirror-out")
+        _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run()
+        try fixture.edit("tides", version: "2")
+        try fixture.publish()
+        let tides = try fixture.bundlePath("tides")
+        try fixture.dropFlatCatalog()
+
+        let summary = try await updater(upstream.url, work.path, trust: fixture.rootPub).run()
+        #expect(summary.previousVersion == 1 && summary.catalog.version == 2 && summary.fetched == [tides] && summary.present.count == 1)
+        for file in ["catalog.json", "timestamp.json", TreeLayout.topPath(version: 2), tides] {
+            #expect(bytes(work.url(file)) != nil && bytes(work.url(file)) == bytes("\(fixture.tree)/\(file)"), "\(file)")
+        }
+        #expect(FileIO.exists(work.url(TreeLayout.catalogPath(version: 1))) && !FileIO.exists(work.url(TreeLayout.catalogPath(version: 2))))
+    }
+
     /// A top-only upstream whose version is below the mirror's newest (held in either form) is a
     /// rollback, refused before anything is written.
     @Test func aTopOnlyUpstreamBelowTheMirrorsNewestIsRefusedAsRollback() async throws {
