@@ -19,7 +19,8 @@ import CorpusSync
 ///    redirect to another host); embedder artifacts are public, as on the origin;
 /// 3. when every download verified: moves the bundles into place, writes missing root keys,
 ///    `keys/root.pub`, the catalog parts and top document, the flat catalog and its signature when
-///    the version has one, `index.html`, and the pointer `catalog.json` last, atomically; then removes bundles no unexpired catalog references.
+///    the version has one, `index.html`, and the pointer `catalog.json` last, atomically; then
+///    removes bundles no unexpired catalog references.
 ///
 /// A refusal discards what this run downloaded and leaves the folder byte-identical. A network
 /// failure keeps the resumable partials in `.mirror/` (hidden, never served) for the next run.
