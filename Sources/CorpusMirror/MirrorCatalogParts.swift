@@ -11,6 +11,9 @@ struct MirrorCatalogParts: Sendable {
     var topPath: String
     var top: Data
     var signature: Data
+    /// The top document's catalog with its entries read from the trie of parts, as a client
+    /// assembles it (`CatalogFetcher.refreshByTop`): what a version without a flat catalog plans from.
+    var catalog: Catalog
     /// Parts fetched from the upstream in this run, verified; the others were in the mirror.
     var fetched: [PartRef: Data]
 
@@ -22,8 +25,9 @@ struct MirrorCatalogParts: Sendable {
         guard let signature = try await upstream.optional(ref.path + TreeLayout.signatureSuffix, cap: CatalogFetcher.maxSignatureBytes) else {
             throw SyncError.signatureMissing(file: ref.path)
         }
-        // Expiry and rollback are the flat catalog's, judged by the caller; this is the same version.
-        let catalog = try CatalogVerifier(now: .distantPast).verify(bytes: top, signature: signature, file: ref.path, root: root,
+        // Expiry and rollback are judged by the caller, on the flat catalog of this version or,
+        // without one, on the catalog this returns.
+        var catalog = try CatalogVerifier(now: .distantPast).verify(bytes: top, signature: signature, file: ref.path, root: root,
                                                                     expectedID: catalogID, accepted: nil).catalog
         guard let parts = catalog.parts else { throw SyncError.malformed(what: ref.path, reason: "a top document without parts") }
         var walk = CatalogPartWalk(parts: parts, ids: nil)
@@ -50,7 +54,8 @@ struct MirrorCatalogParts: Sendable {
                 }
             } catch let e as FormatError { throw SyncError.from(e) }
         }
-        return MirrorCatalogParts(topPath: ref.path, top: top, signature: signature, fetched: fetched)
+        catalog.corpora = walk.entries
+        return MirrorCatalogParts(topPath: ref.path, top: top, signature: signature, catalog: catalog, fetched: fetched)
     }
 
     /// Writes the fetched parts, then the top document's signature and the document.

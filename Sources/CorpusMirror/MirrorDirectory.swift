@@ -16,19 +16,19 @@ struct MirrorDirectory: Sendable {
 
     func path(_ relative: String) -> String { "\(root)/\(relative)" }
 
-    /// The catalogs the mirror holds, by version (only ones it verified are ever written).
-    func catalogVersions() -> [Int] { PublishedTree(root: root).catalogVersions() }
-
     /// The newest catalog the mirror holds (the rollback floor), even one a crashed run wrote
-    /// before switching the pointer: its clients may have seen it.
-    func newestCatalog() throws -> (catalog: Catalog, bytes: Data)? {
-        guard let version = catalogVersions().last else { return nil }
-        let rel = TreeLayout.catalogPath(version: version)
+    /// before switching the pointer: its clients may have seen it. A version is held as a flat
+    /// catalog, a top document or both (`PublishedTree.publishedVersions`); the flat one is read
+    /// when there is one, else the top document. `path`: the file read, beside its signature.
+    func newestCatalog() throws -> (catalog: Catalog, path: String)? {
+        guard let version = PublishedTree(root: root).publishedVersions().last else { return nil }
+        let flat = TreeLayout.catalogPath(version: version)
+        let rel = FileIO.exists(path(flat)) ? flat : TreeLayout.topPath(version: version)
         guard let bytes = FileManager.default.contents(atPath: path(rel)) else {
             throw SyncError.io(operation: "read", path: path(rel), errno: EIO)
         }
         do {
-            return (try Catalog.decode(bytes), bytes)
+            return (try Catalog.decode(bytes), rel)
         } catch let e as FormatError {
             throw SyncError.malformed(what: path(rel), reason: "the mirror's own catalog is unreadable (\(e)); move the folder aside and mirror afresh")
         }

@@ -18,8 +18,9 @@ import CorpusSync
 ///    corpora are fetched only with a token, which goes to the upstream only (never across a
 ///    redirect to another host); embedder artifacts are public, as on the origin;
 /// 3. when every download verified: moves the bundles into place, writes missing root keys,
-///    `keys/root.pub`, the catalog and its signature, `index.html`, and the pointer `catalog.json`
-///    last, atomically; then removes bundles no unexpired catalog references.
+///    `keys/root.pub`, the catalog parts and top document, the flat catalog and its signature when
+///    the version has one, `index.html`, and the pointer `catalog.json` last, atomically; then
+///    removes bundles no unexpired catalog references.
 ///
 /// A refusal discards what this run downloaded and leaves the folder byte-identical. A network
 /// failure keeps the resumable partials in `.mirror/` (hidden, never served) for the next run.
@@ -78,9 +79,9 @@ public struct MirrorUpdater: Sendable {
 
         // 1. Verify the upstream's metadata, then judge it against what the mirror holds.
         let upstreamTree = MirrorUpstream(source: source, client: client, retry: retry, pinned: trustedKey)
-        var up = try await upstreamTree.fetch()
+        var up = try await upstreamTree.fetch(mirror: mirror)
         try judge(up, against: mirror)
-        if let top = up.timestamp?.document.top {
+        if up.parts == nil, let top = up.timestamp?.document.top {
             up.parts = try await MirrorCatalogParts.fetch(top, from: upstreamTree, root: up.root, catalogID: up.catalog.id, mirror: mirror)
         }
         let previous = mirror.pointerVersion()
@@ -122,13 +123,17 @@ public struct MirrorUpdater: Sendable {
                 throw SyncError.catalogMismatch(reason: "the upstream's catalog is \(catalog.id), this mirror serves \(held.catalog.id)")
             }
             // A floor set by a catalog whose key the newest root revoked is reset (fast-forward recovery).
-            let sig = FileManager.default.contents(atPath: mirror.path(TreeLayout.catalogPath(version: held.catalog.version) + TreeLayout.signatureSuffix)) ?? Data()
+            let sig = FileManager.default.contents(atPath: mirror.path(held.path + TreeLayout.signatureSuffix)) ?? Data()
             if catalog.version < held.catalog.version, CatalogFetcher.signed(sig, by: up.root, as: .catalog) {
                 throw SyncError.rollback(from: held.catalog.version, to: catalog.version)
             }
         }
-        let existing = FileManager.default.contents(atPath: mirror.path(TreeLayout.catalogPath(version: catalog.version)))
-        if let existing, existing != up.catalogBytes { throw SyncError.catalogConflict(version: catalog.version) }
+        // The same version with other bytes: the flat catalog's, or without one the top document's.
+        let (file, offered) = up.catalogBytes.map { (TreeLayout.catalogPath(version: catalog.version), Optional($0)) }
+            ?? (TreeLayout.topPath(version: catalog.version), up.parts?.top)
+        if let existing = FileManager.default.contents(atPath: mirror.path(file)), existing != offered {
+            throw SyncError.catalogConflict(version: catalog.version)
+        }
         if let expiry = catalog.expiryDate, expiry <= now() { throw SyncError.expired(at: catalog.expires) }
         if let stamp = up.timestamp {
             if let expiry = stamp.document.expiryDate, expiry <= now() { throw SyncError.timestampExpired(at: stamp.document.expires) }
@@ -242,8 +247,10 @@ public struct MirrorUpdater: Sendable {
         }
         try up.parts?.write(into: mirror)
         let catalogRel = TreeLayout.catalogPath(version: up.catalog.version)
-        try mirror.writeIfMissing(up.catalogSignature, to: catalogRel + TreeLayout.signatureSuffix)
-        try mirror.writeIfMissing(up.catalogBytes, to: catalogRel)
+        if let bytes = up.catalogBytes, let signature = up.catalogSignature {
+            try mirror.writeIfMissing(signature, to: catalogRel + TreeLayout.signatureSuffix)
+            try mirror.writeIfMissing(bytes, to: catalogRel)
+        }
         if let log { try MirrorLog.write(log, into: mirror) }
         if let stamp = up.timestamp {
             try mirror.write(stamp.signature, to: TreeLayout.timestamp + TreeLayout.signatureSuffix)
@@ -251,7 +258,9 @@ public struct MirrorUpdater: Sendable {
         }
         if let page = up.indexPage { try mirror.write(page, to: "index.html") }
         let pointer: Data
-        do { pointer = try CanonicalJSON.encode(CatalogPointer(id: up.catalog.id, version: up.catalog.version)) } catch let e as FormatError {
+        // A version without a flat catalog is named by its top document, as the upstream names it.
+        let named = up.catalogBytes == nil ? up.parts?.topPath : nil
+        do { pointer = try CanonicalJSON.encode(CatalogPointer(id: up.catalog.id, version: up.catalog.version, path: named)) } catch let e as FormatError {
             throw SyncError.from(e, file: TreeLayout.pointer)
         }
         try mirror.write(pointer, to: TreeLayout.pointer)

@@ -8,9 +8,12 @@ struct VerifiedUpstream: Sendable {
     var roots: [VerifiedRootDocument]
     /// The newest root: the key that must sign the catalog and the bundles' manifests.
     var root: TrustedRoot { roots.last!.root }
+    /// The flat catalog's, or for a version without one the top document's with its entries from the parts.
     var catalog: Catalog
-    var catalogBytes: Data
-    var catalogSignature: Data
+    /// The flat catalog and its signature; nil for a version that has only its top document
+    /// (over `Catalog.maxFlatBytes`: the timestamp names the top document as its catalog).
+    var catalogBytes: Data?
+    var catalogSignature: Data?
     /// The upstream's freshness document and its signature, verified, when it has one.
     var timestamp: (document: TimestampDocument, bytes: Data, signature: Data)?
     /// `index.html` as the upstream serves it (unsigned, a page for people), nil when it has none.
@@ -37,7 +40,7 @@ struct MirrorUpstream: Sendable {
     /// one-book entries).
     static let maxNamedCatalogBytes: Int64 = 1 << 30
 
-    func fetch() async throws -> VerifiedUpstream {
+    func fetch(mirror: MirrorDirectory) async throws -> VerifiedUpstream {
         // 1. The pointer: a hint naming the signed catalog.
         var pointer = try CatalogFetcher.decodePointer(try await get(TreeLayout.pointer, cap: CatalogFetcher.maxPointerBytes))
 
@@ -67,7 +70,17 @@ struct MirrorUpstream: Sendable {
             throw SyncError.timestampMissing(file: TreeLayout.timestamp)
         }
 
-        // 4. The catalog and its signature, as bytes; a missing signature is a refusal.
+        // 4. A version too large for a flat catalog (docs/format.md "No flat catalog over the
+        // clients' cap"): the timestamp names its top document as the catalog too. The catalog
+        // planned from is the top document's, its entries read from the parts, each verified.
+        if let stamp = timestamp?.document, let top = stamp.top, stamp.catalog.path == top.path {
+            let parts = try await MirrorCatalogParts.fetch(top, from: self, root: newest.root, catalogID: pointer.id, mirror: mirror)
+            try CatalogFetcher.check(parts.catalog, against: pointer)
+            let index = try await optional("index.html", cap: Self.maxIndexPageBytes)
+            return VerifiedUpstream(roots: roots, catalog: parts.catalog, timestamp: timestamp, indexPage: index, parts: parts)
+        }
+
+        // 5. The flat catalog and its signature, as bytes; a missing signature is a refusal.
         // A flat catalog the signed timestamp names by size is read up to that size: a 100,000-entry
         // one is about 69 MB, more than a client reads (it reads the parts), and the mirror must
         // still copy it for clients of earlier releases. Without a timestamp, a client's cap.
@@ -81,7 +94,7 @@ struct MirrorUpstream: Sendable {
             }
         }
 
-        // 5. The catalog under the newest root. Expiry and rollback are judged by the caller against
+        // 6. The catalog under the newest root. Expiry and rollback are judged by the caller against
         // the mirror's own state (distantPast: never expired here), in the client's order.
         let catalog = try CatalogVerifier(now: .distantPast).verify(bytes: catalogBytes, signature: signature, file: pointer.path,
                                                                     root: newest.root, expectedID: pointer.id, accepted: nil).catalog

@@ -118,6 +118,113 @@ import CorpusTestSupport
         #expect(ListingCache(home: home, remote: "main").complete(listing) == parts)
     }
 
+    /// A version too large for a flat catalog (`Catalog.maxFlatBytes`) has only its top document
+    /// (docs/format.md "Catalog parts"): the mirror copies it with every trie and listing part,
+    /// the bundles its parts list, the timestamp and the pointer naming the top document, byte for
+    /// byte, and a `corpus` client of the mirror installs from it.
+    @Test func aVersionWithOnlyATopDocumentIsMirroredAndItsClientsInstallFromIt() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        let tides = try fixture.bundlePath("tides"), bread = try fixture.bundlePath("bread")
+        try fixture.dropFlatCatalog()
+        let upstream = try Upstream(fixture.tree)
+        let work = TempDirectory("mirror-out")
+        let out = work.url("mirror")
+
+        let summary = try await updater(upstream.url, out, trust: fixture.rootPub).run()
+        #expect(summary.catalog.version == 1 && Set(summary.fetched) == [tides, bread] && summary.skippedEntitled == ["atlas"])
+        let topPath = TreeLayout.topPath(version: 1)
+        let top = try Catalog.decode(try #require(bytes("\(fixture.tree)/\(topPath)")))
+        let trie = try CatalogPartWalk.entries(of: try #require(top.parts), ids: nil) { bytes("\(fixture.tree)/\($0.path)") }
+        let listing = try #require(top.listing)
+        let listed = try ListingDocument.index(stored: try #require(bytes("\(fixture.tree)/\(listing.index.path)")), ref: listing.index)
+        let parts = trie.read.map(\.ref.path) + [listing.index.path] + listed.map(\.part.path)
+        for file in ["catalog.json", "timestamp.json", "timestamp.json.minisig", topPath, topPath + ".minisig", tides, bread] + parts {
+            #expect(bytes("\(out)/\(file)") != nil && bytes("\(out)/\(file)") == bytes("\(fixture.tree)/\(file)"), "\(file)")
+        }
+        #expect(!FileIO.exists("\(out)/\(TreeLayout.catalogPath(version: 1))"))
+        #expect(!FileIO.exists("\(out)/.mirror"))
+
+        // A second run finds everything in place and changes nothing.
+        let before = DirectorySnapshot(out)
+        let second = try await updater(upstream.url, out, trust: fixture.rootPub).run()
+        #expect(second.fetched.isEmpty && second.catalogUnchanged)
+        #expect(DirectorySnapshot(out) == before)
+
+        let served = try Upstream(out)
+        let client = PublishedTreeClient()
+        let added = try client.run(["remote", "add", "main", served.url, "--trust", fixture.rootPub])
+        #expect(added.status == 0, "\(added.stderr)")
+        let installed = try client.run(["install", "tides"])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(served.logs.all.contains { $0.path == "/\(tides)" })
+    }
+
+    /// A tree that grows past the cap: the mirror holds flat version 1, the upstream's version 2
+    /// has only its top document; the run fetches the changed bundle and the parts it lacks, and
+    /// points `catalog.json` at the top document as the upstream does.
+    @Test func aMirrorOfFlatCatalogsFollowsTheUpstreamToATopOnlyVersion() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        let upstream = try Upstream(fixture.tree)
+        let work = TempDirectory("mirror-out")
+        _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run()
+        try fixture.edit("tides", version: "2")
+        try fixture.publish()
+        let tides = try fixture.bundlePath("tides")
+        try fixture.dropFlatCatalog()
+
+        let summary = try await updater(upstream.url, work.path, trust: fixture.rootPub).run()
+        #expect(summary.previousVersion == 1 && summary.catalog.version == 2 && summary.fetched == [tides] && summary.present.count == 1)
+        for file in ["catalog.json", "timestamp.json", TreeLayout.topPath(version: 2), tides] {
+            #expect(bytes(work.url(file)) != nil && bytes(work.url(file)) == bytes("\(fixture.tree)/\(file)"), "\(file)")
+        }
+        #expect(FileIO.exists(work.url(TreeLayout.catalogPath(version: 1))) && !FileIO.exists(work.url(TreeLayout.catalogPath(version: 2))))
+    }
+
+    /// A top-only upstream whose version is below the mirror's newest (held in either form) is a
+    /// rollback, refused before anything is written.
+    @Test func aTopOnlyUpstreamBelowTheMirrorsNewestIsRefusedAsRollback() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        try fixture.dropFlatCatalog()
+        let names = ["catalog.json", "timestamp.json", "timestamp.json.minisig"]
+        let first = try names.map { try #require(bytes("\(fixture.tree)/\($0)")) }
+        try fixture.edit("tides", version: "2")
+        try fixture.publish()
+        try fixture.dropFlatCatalog()
+        let upstream = try Upstream(fixture.tree)
+        let work = TempDirectory("mirror-out")
+        let mirrored = try await updater(upstream.url, work.path, trust: fixture.rootPub).run()
+        #expect(mirrored.catalog.version == 2)
+        #expect(!FileIO.exists(work.url(TreeLayout.catalogPath(version: 2))) && FileIO.exists(work.url(TreeLayout.topPath(version: 2))))
+        let before = DirectorySnapshot(work.path)
+
+        // The upstream points back at version 1 (validly signed, older), with the timestamp that named it then.
+        for (name, data) in zip(names, first) { try FileIO.writeAtomically(data, to: "\(fixture.tree)/\(name)") }
+        let rollback = await refusal { _ = try await updater(upstream.url, work.path, trust: fixture.rootPub).run() }
+        #expect(rollback == .rollback(from: 2, to: 1))
+        #expect(DirectorySnapshot(work.path) == before)
+    }
+
+    /// `corpusd serve` (`HTTPServer`) gates a top-only tree's entitled bundles from its parts: a
+    /// token for another corpus is refused for `atlas`, one for `atlas` gets it.
+    @Test func aTopOnlyTreeIsServedWithItsEntitledBundlesGated() async throws {
+        let fixture = try MirrorTreeFixture()
+        try fixture.publish()
+        let atlas = try fixture.bundlePath("atlas")
+        try fixture.dropFlatCatalog()
+        let upstream = try Upstream(fixture.tree, entitlement: fixture.entitlementPub)
+        let work = TempDirectory("mirror-out")
+        let wrong = await refusal {
+            _ = try await updater(upstream.url, work.url("m"), trust: fixture.rootPub, token: try fixture.token(corpora: ["tides"])).run()
+        }
+        #expect(wrong == .entitlementDenied(file: atlas))
+        let good = try await updater(upstream.url, work.url("m"), trust: fixture.rootPub, token: try fixture.token(corpora: ["atlas"])).run()
+        #expect(good.fetched.count == 3 && good.fetched.contains(atlas))
+        #expect(bytes(work.url("m/\(atlas)")) == bytes("\(fixture.tree)/\(atlas)"))
+    }
+
     /// A corpus built with all-MiniLM-L6-v2 needs its model: the mirror carries the signed artifact
     /// too (verified like a bundle), so a client of the mirror never needs the origin for it.
     @Test(.enabled(if: MirrorTreeFixture.modelAvailable, "models/all-MiniLM-L6-v2 is absent: run scripts/fetch-model.sh (make test does)"))

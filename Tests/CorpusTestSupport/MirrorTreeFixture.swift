@@ -67,6 +67,20 @@ public final class MirrorTreeFixture: @unchecked Sendable {
         try Self.corpusd(["timestamp", tree, "--key", rootKey, "--expires", expires])
     }
 
+    /// Turns the current version into one without a flat catalog, as a publish over
+    /// `Catalog.maxFlatBytes` writes it (docs/format.md "Catalog parts"): the flat catalog and its
+    /// signature go, the pointer names the top document, and `corpusd timestamp` vouches for it.
+    /// The tree stays small; no client or mirror can tell how the version came to have no flat file.
+    public func dropFlatCatalog(timestampExpires: String = "1d") throws {
+        let pointer = try JSONDecoder().decode(CatalogPointer.self, from: try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(TreeLayout.pointer)")))
+        let flat = TreeLayout.catalogPath(version: pointer.version)
+        try FileManager.default.removeItem(atPath: "\(tree)/\(flat)")
+        try FileManager.default.removeItem(atPath: "\(tree)/\(flat)\(TreeLayout.signatureSuffix)")
+        let top = CatalogPointer(id: pointer.id, version: pointer.version, path: TreeLayout.topPath(version: pointer.version))
+        try FileIO.writeAtomically(try CanonicalJSON.encode(top), to: "\(tree)/\(TreeLayout.pointer)")
+        try timestamp(expires: timestampExpires)
+    }
+
     /// Changes a corpus's source and version so the next publish builds a new bundle for it.
     public func edit(_ corpus: String, version: String) throws {
         try dir.write("catalog/\(corpus)/edit-\(version).md", "# Edition \(version)\n\nRevised notes for edition \(version).\n")
