@@ -44,12 +44,12 @@ done
 
 # The C libraries' module maps and link flags, as Package.swift declares them.
 cflags=()
-for c in CSQLite CZip CZlib CCrypto CMicroHTTPD CXML2 COpenBLAS CLinux; do
+for c in CSQLite CZip CZlib CISAL CCrypto CMicroHTTPD CXML2 COpenBLAS CLinux; do
   cflags+=(-Xcc "-fmodule-map-file=$repo/Sources/$c/module.modulemap")
 done
 for include in $(pkg-config --cflags-only-I libxml-2.0 openblas); do cflags+=(-Xcc "$include"); done
 cflags+=(-Xcc "-fmodule-map-file=$products/CEncoderKernels.build/module.modulemap" -Xcc "-I$repo/Sources/CEncoderKernels/include")
-libs=$(pkg-config --libs sqlite3 libzip zlib libcrypto libmicrohttpd libxml-2.0 openblas)
+libs=$(pkg-config --libs sqlite3 libzip zlib libisal libcrypto libmicrohttpd libxml-2.0 openblas)
 
 targets=()
 for f in Fuzz/*.swift; do targets+=("$(basename "$f" .swift)"); done
