@@ -50,19 +50,16 @@ public struct RemoteLog: Sendable {
             throw SyncError.logRefused(reason: "\(e)")
         }
         while true {
-            let missed = MissedTile()
             let known = tiles
             let reader = TileHashReader(treeSize: treeSize) { path in
-                guard let tile = known[path] else {
-                    missed.path = path
-                    throw missed
-                }
+                guard let tile = known[path] else { throw MissedTile(path: path) }
                 return tile
             }
             do {
                 return (try body(reader), bytes)
             } catch let e as MissedTile {
-                guard let path = e.path, tiles[path] == nil else { throw SyncError.logRefused(reason: "a proof asked for a tile it was given") }
+                let path = e.path
+                guard tiles[path] == nil else { throw SyncError.logRefused(reason: "a proof asked for a tile it was given") }
                 let tile = try await tile(path)
                 bytes += tile.count
                 tiles[path] = tile
@@ -74,8 +71,8 @@ public struct RemoteLog: Sendable {
 }
 
 /// Thrown by a tile read that `RemoteLog.reading` has not fetched yet.
-private final class MissedTile: Error {
-    var path: TilePath?
+private struct MissedTile: Error {
+    let path: TilePath
 }
 
 extension RemoteLog {
