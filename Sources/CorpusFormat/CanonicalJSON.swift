@@ -138,47 +138,9 @@ public enum CanonicalJSON {
             return n
         }
 
-        mutating func hex4() throws -> UInt32 {
-            guard at + 4 <= bytes.count, let n = UInt32(String(decoding: UnsafeBufferPointer(rebasing: bytes[at..<at + 4]), as: UTF8.self), radix: 16) else {
-                throw Refused(description: "bad \\u escape in encoder output")
-            }
-            at += 4
-            return n
-        }
-
         mutating func string() throws -> String {
-            try expect("\"")
-            var out: [UInt8] = []
-            while true {
-                guard at < bytes.count else { throw Refused(description: "truncated string") }
-                let b = bytes[at]
-                at += 1
-                if b == UInt8(ascii: "\"") { break }
-                guard b == UInt8(ascii: "\\") else { out.append(b); continue }
-                guard at < bytes.count else { throw Refused(description: "truncated escape") }
-                let e = bytes[at]
-                at += 1
-                switch e {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try hex4()
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        try expect("\\u")
-                        let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw Refused(description: "unpaired surrogate in encoder output") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let u = Unicode.Scalar(scalar) else { throw Refused(description: "unpaired surrogate in encoder output") }
-                    out.append(contentsOf: Array(String(Character(u)).utf8))
-                default: throw Refused(description: "unknown escape in encoder output")
-                }
-            }
-            return String(decoding: out, as: UTF8.self)
+            guard let s = JSONStringLiteral.read(bytes, at: &at) else { throw Refused(description: "bad string in encoder output") }
+            return s
         }
     }
 

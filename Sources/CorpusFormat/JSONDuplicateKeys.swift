@@ -117,62 +117,8 @@ enum JSONDuplicateKeys {
 
         /// A string token, unescaped (RFC 8259 §7).
         mutating func string() throws(Failure) -> String {
-            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw Failure(finding: .invalid) }
-            i += 1
-            var out: [UInt8] = []
-            while i < bytes.count {
-                let b = bytes[i]
-                i += 1
-                switch b {
-                case UInt8(ascii: "\""):
-                    return String(decoding: out, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    try escape(into: &out)
-                default:
-                    out.append(b)
-                }
-            }
-            throw Failure(finding: .invalid)
-        }
-
-        mutating func escape(into out: inout [UInt8]) throws(Failure) {
-            guard i < bytes.count else { throw Failure(finding: .invalid) }
-            let e = bytes[i]
-            i += 1
-            switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var code = try hex4()
-                if (0xD800..<0xDC00).contains(code) {
-                    // A high surrogate must be followed by an escaped low one.
-                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else { throw Failure(finding: .invalid) }
-                    i += 2
-                    let low = try hex4()
-                    guard (0xDC00..<0xE000).contains(low) else { throw Failure(finding: .invalid) }
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                }
-                guard let scalar = Unicode.Scalar(code) else { throw Failure(finding: .invalid) }
-                out.append(contentsOf: Array(String(Character(scalar)).utf8))
-            default:
-                throw Failure(finding: .invalid)
-            }
-        }
-
-        mutating func hex4() throws(Failure) -> UInt32 {
-            guard i + 4 <= bytes.count else { throw Failure(finding: .invalid) }
-            var v: UInt32 = 0
-            for _ in 0..<4 {
-                let c = bytes[i]
-                i += 1
-                guard let d = Hex.digitValue(c) else { throw Failure(finding: .invalid) }
-                v = v << 4 | UInt32(d)
-            }
-            return v
+            guard let s = JSONStringLiteral.read(bytes, at: &i) else { throw Failure(finding: .invalid) }
+            return s
         }
     }
 }
