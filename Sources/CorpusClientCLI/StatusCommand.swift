@@ -14,7 +14,9 @@ struct StatusCommand: ClientCommand {
     func run() async throws -> Int32 {
         let config = try client.config()
         var catalogs: [Result.CatalogState] = []
-        for r in try await client.refreshCatalogs() {
+        // Updates are only judged for installed corpora, so a catalog of parts is read as `sync`
+        // reads it: the top document and the paths to the installed entries, not the whole trie.
+        for r in try await client.refreshCatalogs(wanted: []) {
             if let note = r.rootsPendingNote { console.err(note) }
             switch r.result {
             case let .success(update):
