@@ -107,4 +107,20 @@ import CorpusTestSupport
         #expect(next.comparedWithPrevious)
         try Self.expectSameAsFullBuild(Reuse.catalog(changed, version: 2), key: key, tree: tree.path)
     }
+
+    /// The real `corpusd publish` takes the comparing path: a second publish after a title changed
+    /// compares with the entries its history check read, writes the changed parts only, and its
+    /// top document and parts are what a full build of the same catalog writes.
+    @Test func corpusdPublishComparesWithTheEntriesItsHistoryCheckRead() throws {
+        let f = try TreePublisherTests.Fixture()
+        let first = try f.publish()
+        #expect(!first.partsComparedWithPrevious)
+        let catalogJSON = try String(contentsOfFile: "\(f.catalog)/catalog.json", encoding: .utf8)
+        try f.dir.write("catalog/catalog.json", catalogJSON.replacingOccurrences(of: #""title": "Tides""#, with: #""title": "Tides and currents""#))
+        let second = try f.publish()
+        #expect(second.partsComparedWithPrevious)
+        #expect(second.catalog.corpora.first { $0.id == "tides" }?.title == "Tides and currents")
+        #expect(!second.partsWritten.isEmpty)
+        try Self.expectSameAsFullBuild(second.catalog, key: f.key, tree: f.tree)
+    }
 }
