@@ -29,6 +29,9 @@ enum CatalogScaleTree {
         let key: SecretKey
         var version = 1
         var entries: [CatalogEntry]
+        // The previous version's entries, as `corpusd publish` holds them from its history check
+        // (made here before the timer, as there before the catalog is written).
+        var previous: CatalogPreviousEntries?
         if change == 0 {
             key = try SecretKey.generate()
             try FileIO.createDirectory(out)
@@ -41,6 +44,9 @@ enum CatalogScaleTree {
             let pointer = try JSONDecoder().decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(out)/\(TreeLayout.pointer)")))
             version = pointer.version + 1
             entries = try previousEntries(tree: out, pointer: pointer, count: count, changedPath: changedPath)
+            if let root = try? Catalog.decode(try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(TreeLayout.topPath(version: pointer.version))"))).parts?.root {
+                previous = CatalogPreviousEntries(version: pointer.version, root: root, entries: entries)
+            }
             // book-0 (installed) and K-1 others spread over the catalog.
             var changed = Set(try changedNumbers(changedPath))
             for k in 0..<change {
@@ -56,13 +62,14 @@ enum CatalogScaleTree {
                               expires: now.addingTimeInterval(30 * 86400), rootVersion: 1, corpora: entries)
         // In `corpusd publish`'s order: the parts and top document, then the flat catalog unless it
         // is larger than any client reads (`--flat`, today's layout, always writes it).
-        var partsWritten = 0, partsReused = 0
+        var partsWritten = 0, partsReused = 0, compared = false
         var ownParts: Set<PartRef>?
         var writeFlat = true
         try FileIO.createDirectory("\(out)/catalogs")
         if !flat {
-            let written = try CatalogPartWriter.write(catalog, key: key, tree: out)
+            let written = try CatalogPartWriter.write(catalog, key: key, tree: out, previous: previous)
             (partsWritten, partsReused, writeFlat, ownParts) = (written.parts.count, written.reused, written.flatCatalogFits, written.named)
+            compared = written.comparedWithPrevious
         }
         let path = writeFlat ? TreeLayout.catalogPath(version: version) : TreeLayout.topPath(version: version)
         var flatBytes: Int?
@@ -88,6 +95,7 @@ enum CatalogScaleTree {
         print("parts_written \(partsWritten)")
         print("parts_reused \(partsReused)")
         print("parts_removed \(partsRemoved.count)")
+        print("compared_with_previous \(compared)")
         if !flat, change == 0 { try printPartSizes(tree: out, version: version) }
         print("flat_catalog_bytes \(flatBytes.map(String.init) ?? "none")")
         if let top = try CatalogPartWriter.topRef(version: version, tree: out) { print("top_bytes \(top.size)") }

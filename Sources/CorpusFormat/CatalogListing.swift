@@ -41,6 +41,11 @@ public struct ListingRow: Codable, Hashable, Sendable {
     public var textBytes: Int {
         id.utf8.count + title.utf8.count + description.utf8.count + language.utf8.count + license.utf8.count + (tier?.utf8.count ?? 0)
     }
+
+    /// `ListingRow(e).textBytes` without making the row.
+    public static func textBytes(of e: CatalogEntry) -> Int {
+        e.id.utf8.count + e.title.utf8.count + e.description.utf8.count + e.language.utf8.count + e.license.utf8.count + (e.tier?.utf8.count ?? 0)
+    }
 }
 
 /// The top document's reference to a catalog's listing: how many rows, and the listing index

@@ -15,15 +15,35 @@ import Foundation
 /// bucket's prefix and the kind of part; JSON that a new Foundation spells otherwise only makes
 /// every digest new: one full rebuild, never a wrong reuse.
 ///
-/// One line a bucket (`L|N|S <prefix or -> <digest> <part sha256> <size>`), not JSON: at 100,000
-/// entries it holds about 56,000 buckets, read and written by every republish.
+/// One line a bucket, not JSON: at 100,000 entries it holds about 56,000 buckets, read and written
+/// by every republish. `L <prefix> <digest> <part> <size> <entries> <bytes>` (a leaf: how many
+/// entries it holds and their size as JSON, for `CatalogPartition.Built.entryBytes`), `N <prefix
+/// or -> <digest> <part> <size>`, `S <ids digest> <rows digest> <part> <size>` (a listing part: the
+/// digest of its ids in order, then of its rows).
 public struct CatalogPartIndex: Sendable, Equatable {
     public struct Bucket: Sendable, Hashable {
         public var digest: SHA256Digest
         public var part: PartRef
+        /// A leaf's: how many entries it holds, and their size as JSON (0 for a node).
+        public var entries: Int
+        public var bytes: Int64
 
-        public init(digest: SHA256Digest, part: PartRef) {
+        public init(digest: SHA256Digest, part: PartRef, entries: Int = 0, bytes: Int64 = 0) {
             self.digest = digest
+            self.part = part
+            self.entries = entries
+            self.bytes = bytes
+        }
+    }
+
+    /// A listing part (keyed in `listing` by the digest of its ids in order): the digest of its
+    /// rows, and the part.
+    public struct ListingBucket: Sendable, Hashable {
+        public var rows: SHA256Digest
+        public var part: PartRef
+
+        public init(rows: SHA256Digest, part: PartRef) {
+            self.rows = rows
             self.part = part
         }
     }
@@ -35,10 +55,10 @@ public struct CatalogPartIndex: Sendable, Equatable {
     /// Trie leaves and nodes by prefix.
     public var leaves: [String: Bucket]
     public var nodes: [String: Bucket]
-    /// Listing parts by the digest of their rows.
-    public var listing: [SHA256Digest: PartRef]
+    /// Listing parts by the digest of their ids in order.
+    public var listing: [SHA256Digest: ListingBucket]
 
-    public init(version: Int, root: PartRef, depth: Int, leaves: [String: Bucket], nodes: [String: Bucket], listing: [SHA256Digest: PartRef]) {
+    public init(version: Int, root: PartRef, depth: Int, leaves: [String: Bucket], nodes: [String: Bucket], listing: [SHA256Digest: ListingBucket]) {
         self.version = version
         self.root = root
         self.depth = depth
@@ -47,8 +67,15 @@ public struct CatalogPartIndex: Sendable, Equatable {
         self.listing = listing
     }
 
+    /// Listing parts by the digest of their rows (the digest path's key).
+    public var listingByRows: [SHA256Digest: PartRef] {
+        Dictionary(listing.values.map { ($0.rows, $0.part) }, uniquingKeysWith: { a, _ in a })
+    }
+
     public static let fileName = ".catalog-parts"
-    static let header = "catalog-parts 1"
+    /// Format 2 added the leaves' counts and sizes and the listing parts' ids digests; a record of
+    /// format 1 is not read (one full build).
+    static let header = "catalog-parts 2"
 
     /// The digest of what a bucket holds: `kind`, `prefix`, then `value` as JSON with sorted keys.
     /// One encoder for a whole build (`Digester`), so a republish pays one encoding an entry.
@@ -63,20 +90,45 @@ public struct CatalogPartIndex: Sendable, Equatable {
         }
 
         public func digest<T: Encodable>(kind: String, prefix: String, _ value: T) throws -> SHA256Digest {
+            try digestAndSize(kind: kind, prefix: prefix, value).digest
+        }
+
+        /// The digest and the size of `value`'s JSON.
+        public func digestAndSize<T: Encodable>(kind: String, prefix: String, _ value: T) throws -> (digest: SHA256Digest, size: Int64) {
             let json = try encoder.encode(value)
             bytes += Int64(json.count)
             var hashed = Data("\(kind) \(prefix)\n".utf8)
             hashed.append(json)
-            return SHA256.digest(hashed)
+            return (SHA256.digest(hashed), Int64(json.count))
         }
+    }
+
+    /// The digest of a node: its prefix and its children, digit by digit, as plain text (no JSON
+    /// encoder: a node is its children's references, nothing else).
+    public static func nodeDigest(prefix: String, children: [String: PartRef]) -> SHA256Digest {
+        var text = "node \(prefix)\n"
+        for (digit, ref) in children.sorted(by: { $0.key < $1.key }) { text += "\(digit) \(ref.digest.hex) \(ref.size)\n" }
+        return SHA256.digest(Data(text.utf8))
+    }
+
+    /// The digest of a listing part's ids in order.
+    public static func idsDigest<S: Sequence<String>>(_ ids: S) -> SHA256Digest {
+        let d = Digest(.sha256)
+        for id in ids {
+            d.update(Data(id.utf8))
+            d.update(Data([0x0A]))
+        }
+        return SHA256Digest(bytes: d.finalize())
     }
 
     public func serialized() -> Data {
         var text = "\(Self.header)\n\(version) \(depth) \(root.digest.hex) \(root.size)\n"
-        func line(_ kind: String, _ key: String, _ b: Bucket) { text += "\(kind) \(key) \(b.digest.hex) \(b.part.digest.hex) \(b.part.size)\n" }
-        for (prefix, b) in leaves.sorted(by: { $0.key < $1.key }) { line("L", prefix, b) }
-        for (prefix, b) in nodes.sorted(by: { $0.key < $1.key }) { line("N", prefix.isEmpty ? "-" : prefix, b) }
-        for (digest, part) in listing.sorted(by: { $0.key < $1.key }) { line("S", "-", Bucket(digest: digest, part: part)) }
+        text.reserveCapacity(160 * (leaves.count + nodes.count + listing.count))
+        for (prefix, b) in leaves.sorted(by: { $0.key < $1.key }) {
+            text += "L \(prefix) \(b.digest.hex) \(b.part.digest.hex) \(b.part.size) \(b.entries) \(b.bytes)\n"
+        }
+        for (prefix, b) in nodes.sorted(by: { $0.key < $1.key }) { text += "N \(prefix.isEmpty ? "-" : prefix) \(b.digest.hex) \(b.part.digest.hex) \(b.part.size)\n" }
+        for (ids, b) in listing.sorted(by: { $0.key < $1.key }) { text += "S \(ids.hex) \(b.rows.hex) \(b.part.digest.hex) \(b.part.size)\n" }
         return Data(text.utf8)
     }
 
@@ -95,14 +147,18 @@ public struct CatalogPartIndex: Sendable, Equatable {
         index.leaves.reserveCapacity(lines.count)
         for line in lines {
             let f = line.split(separator: 0x20, omittingEmptySubsequences: false)
-            guard f.count == 5, f[0].count == 1, let digest = SHA256Digest(hex: text(f[2])), let part = SHA256Digest(hex: text(f[3])),
+            guard f.count >= 5, f[0].count == 1, let digest = SHA256Digest(hex: text(f[2])), let part = SHA256Digest(hex: text(f[3])),
                   let size = Int64(text(f[4])), size > 0 else { return nil }
-            let bucket = Bucket(digest: digest, part: PartRef(digest: part, size: size))
+            let ref = PartRef(digest: part, size: size)
             let key = text(f[1])
-            switch f[0].first! {
-            case UInt8(ascii: "L"): index.leaves[key] = bucket
-            case UInt8(ascii: "N"): index.nodes[key == "-" ? "" : key] = bucket
-            case UInt8(ascii: "S"): index.listing[digest] = bucket.part
+            switch (f[0].first!, f.count) {
+            case (UInt8(ascii: "L"), 7):
+                guard let entries = Int(text(f[5])), entries > 0, let bytes = Int64(text(f[6])), bytes > 0 else { return nil }
+                index.leaves[key] = Bucket(digest: digest, part: ref, entries: entries, bytes: bytes)
+            case (UInt8(ascii: "N"), 5): index.nodes[key == "-" ? "" : key] = Bucket(digest: digest, part: ref)
+            case (UInt8(ascii: "S"), 5):
+                guard let ids = SHA256Digest(hex: key) else { return nil }
+                index.listing[ids] = ListingBucket(rows: digest, part: ref)
             default: return nil
             }
         }
@@ -112,7 +168,7 @@ public struct CatalogPartIndex: Sendable, Equatable {
     /// Every part this record names: the trie's leaves and nodes and the listing parts (not the
     /// listing index, which the caller has).
     public var parts: Set<PartRef> {
-        Set(leaves.values.map(\.part)).union(nodes.values.map(\.part)).union(listing.values)
+        Set(leaves.values.map(\.part)).union(nodes.values.map(\.part)).union(listing.values.map(\.part))
     }
 
     /// The tree's index when it describes a top document the tree holds (same version, trie root

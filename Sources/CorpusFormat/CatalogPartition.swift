@@ -34,14 +34,21 @@ public enum CatalogPartition {
     /// whose digest the index records keeps the part it names when `holds` says the tree has it:
     /// that part was built from the same entries (or children), so it is the same bytes a build
     /// would make. Everything else is built.
+    ///
+    /// With `previous` too (that version's entries; the caller checked they are the record's
+    /// version), a leaf is compared with them by value and is not digested when it holds the same
+    /// entries as before: its recorded digest, size and part stand. Only the leaves that changed
+    /// are encoded as JSON.
     public static func build(_ entries: [CatalogEntry], depth: Int? = nil, reuse: CatalogPartIndex? = nil,
-                             holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
+                             previous: CatalogPreviousEntries? = nil, holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
         let depth = depth ?? self.depth(forCount: entries.count)
         guard CatalogParts.depthRange.contains(depth) else { throw FormatError.malformed(what: "catalog parts", reason: "depth \(depth)") }
         let reuse = reuse?.depth == depth ? reuse : nil
+        let previous = reuse == nil ? nil : previous
         let digester = CatalogPartIndex.Digester()
-        var leaves: [String: [CatalogEntry]] = [:]
-        for e in entries { leaves[String(CatalogPart.key(of: e.id).prefix(depth)), default: []].append(e) }
+        // Positions, not entries: an entry is a large value, and copying one costs a retain a field.
+        var leaves: [String: [Int]] = [:]
+        for i in entries.indices { leaves[CatalogPart.keyPrefix(of: entries[i].id, digits: depth), default: []].append(i) }
         var built = Built(parts: CatalogParts(count: entries.count, depth: depth, root: PartRef(digest: SHA256.digest(Data()), size: 0)), stored: [:])
         /// The part for a bucket: the recorded one when its digest matches and the tree holds it, else built.
         func part(_ digest: SHA256Digest, recorded: CatalogPartIndex.Bucket?, _ make: () -> CatalogPart) throws -> PartRef {
@@ -57,27 +64,35 @@ public enum CatalogPartition {
         // Level by level from the leaves up: each level's refs keyed by prefix.
         var level: [String: PartRef] = [:]
         for (prefix, list) in leaves {
-            let sorted = list.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
-            let digest = try digester.digest(kind: "leaf", prefix: prefix, sorted)
-            let ref = try part(digest, recorded: reuse?.leaves[prefix]) { .leaf(prefix: prefix, entries: sorted) }
-            built.leaves[prefix] = .init(digest: digest, part: ref)
+            let sorted = list.count == 1 ? list : list.sorted { (entries[$0].id, $0) < (entries[$1].id, $1) }
+            let recorded = reuse?.leaves[prefix]
+            if let previous, let recorded, recorded.entries == sorted.count, previous.unchanged(sorted, of: entries), holds(recorded.part) {
+                built.reused += 1
+                built.entryBytes += recorded.bytes
+                built.leaves[prefix] = recorded
+                level[prefix] = recorded.part
+                continue
+            }
+            let leaf = sorted.map { entries[$0] }
+            let (digest, size) = try digester.digestAndSize(kind: "leaf", prefix: prefix, leaf)
+            let ref = try part(digest, recorded: recorded) { .leaf(prefix: prefix, entries: leaf) }
+            built.entryBytes += size
+            built.leaves[prefix] = .init(digest: digest, part: ref, entries: sorted.count, bytes: size)
             level[prefix] = ref
         }
-        let leafBytes = digester.bytes
         for length in stride(from: depth - 1, through: 0, by: -1) {
             var parents: [String: [String: PartRef]] = [:]
             for (prefix, ref) in level { parents[String(prefix.prefix(length)), default: [:]][String(prefix.suffix(1))] = ref }
             if length == 0 && parents.isEmpty { parents[""] = [:] }
             level = [:]
             for (prefix, children) in parents {
-                let digest = try digester.digest(kind: "node", prefix: prefix, children)
+                let digest = CatalogPartIndex.nodeDigest(prefix: prefix, children: children)
                 let ref = try part(digest, recorded: reuse?.nodes[prefix]) { .node(prefix: prefix, children: children) }
                 built.nodes[prefix] = .init(digest: digest, part: ref)
                 level[prefix] = ref
             }
         }
         built.parts.root = level[""]!
-        built.entryBytes = leafBytes
         return built
     }
 }

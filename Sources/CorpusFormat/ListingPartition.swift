@@ -26,8 +26,8 @@ public enum ListingPartition {
         public var stored: [PartRef: Data]
         /// The listing parts in order.
         public var parts: [ListingPartRef]
-        /// Every listing part by the digest of its rows (`CatalogPartIndex`).
-        public var digests: [SHA256Digest: PartRef] = [:]
+        /// Every listing part by the digest of its ids, with the digest of its rows (`CatalogPartIndex`).
+        public var digests: [SHA256Digest: CatalogPartIndex.ListingBucket] = [:]
         /// Parts named from `reuse` rather than built.
         public var reused = 0
     }
@@ -35,54 +35,75 @@ public enum ListingPartition {
     /// True when a part ends after the entries of `id`: the key's last eight hex digits, a number,
     /// divisible by `target`. The key's end, not its start, so boundaries do not follow the trie's leaves.
     public static func isBoundary(_ id: String, target: Int = targetRows) -> Bool {
-        let key = CatalogPart.key(of: id)
-        return UInt32(key.suffix(8), radix: 16)! % UInt32(target) == 0
+        var id = id
+        // The key's last eight hex digits are its last four bytes, big-endian.
+        let hash = id.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0)) }
+        let tail = hash[28...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return tail % UInt32(target) == 0
     }
 
-    /// With `reuse` (the publisher's record of listing parts by the digest of their rows), a part
+    /// With `reuse` (the publisher's record of listing parts by the digest of their ids), a part
     /// whose rows it records keeps that part when `holds` says the tree has it; the rest are built.
-    /// The index is always built: it is one small part.
-    public static func build(_ entries: [CatalogEntry], target: Int = targetRows, reuse: [SHA256Digest: PartRef] = [:],
-                             holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
+    /// With `previous` too (the record's version's entries), a part whose ids the record has is
+    /// compared with them by value and not digested when its entries are the same; otherwise its
+    /// rows are digested and looked up by that digest. The index is always built: it is one small part.
+    public static func build(_ entries: [CatalogEntry], target: Int = targetRows, reuse: [SHA256Digest: CatalogPartIndex.ListingBucket] = [:],
+                             previous: CatalogPreviousEntries? = nil, holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
         // Entries of one id together, where the id first appears (the order `ChannelSelection` offers in),
-        // so a reader picks each id's version from one part.
-        var groups: [String: [CatalogEntry]] = [:]
-        var order: [String] = []
-        for e in entries {
-            if groups[e.id] == nil { order.append(e.id) }
-            groups[e.id, default: []].append(e)
+        // so a reader picks each id's version from one part. Positions, chained by id: no array an id.
+        var chain: [String: (first: Int, last: Int)] = [:]
+        chain.reserveCapacity(entries.count)
+        var next = [Int](repeating: -1, count: entries.count)
+        var first = [Bool](repeating: false, count: entries.count)
+        for i in entries.indices {
+            if let c = chain[entries[i].id] {
+                next[c.last] = i
+                chain[entries[i].id] = (c.first, i)
+            } else {
+                chain[entries[i].id] = (i, i)
+                first[i] = true
+            }
         }
+        let byRows = Dictionary(reuse.values.map { ($0.rows, $0.part) }, uniquingKeysWith: { a, _ in a })
         var stored: [PartRef: Data] = [:]
         var refs: [ListingPartRef] = []
-        var rows: [ListingRow] = []
+        var chunk: [Int] = []
         var bytes = 0
-        var digests: [SHA256Digest: PartRef] = [:]
+        var digests: [SHA256Digest: CatalogPartIndex.ListingBucket] = [:]
         var reused = 0
         let digester = CatalogPartIndex.Digester()
         func flush() throws {
-            guard !rows.isEmpty else { return }
-            let digest = try digester.digest(kind: "listing", prefix: "", rows)
-            let ref: PartRef
-            if let recorded = reuse[digest], holds(recorded) {
-                ref = recorded
+            guard !chunk.isEmpty else { return }
+            let ids = CatalogPartIndex.idsDigest(chunk.lazy.map { entries[$0].id })
+            let bucket: CatalogPartIndex.ListingBucket
+            if let previous, let recorded = reuse[ids], previous.unchanged(chunk, of: entries), holds(recorded.part) {
+                bucket = recorded
                 reused += 1
             } else {
-                let data = try ListingDocument.part(rows).stored()
-                ref = PartRef(stored: data)
-                stored[ref] = data
+                let rows = chunk.map { ListingRow(entries[$0]) }
+                let digest = try digester.digest(kind: "listing", prefix: "", rows)
+                if let recorded = byRows[digest], holds(recorded) {
+                    bucket = .init(rows: digest, part: recorded)
+                    reused += 1
+                } else {
+                    let data = try ListingDocument.part(rows).stored()
+                    bucket = .init(rows: digest, part: PartRef(stored: data))
+                    stored[bucket.part] = data
+                }
             }
-            digests[digest] = ref
-            refs.append(ListingPartRef(part: ref, rows: rows.count))
-            rows = []
+            digests[ids] = bucket
+            refs.append(ListingPartRef(part: bucket.part, rows: chunk.count))
+            chunk = []
             bytes = 0
         }
-        for id in order {
-            for e in groups[id]! {
-                let row = ListingRow(e)
-                rows.append(row)
-                bytes += row.textBytes
+        for i in entries.indices where first[i] {
+            var j = i
+            while j >= 0 {
+                chunk.append(j)
+                bytes += ListingRow.textBytes(of: entries[j])
+                j = next[j]
             }
-            if isBoundary(id, target: target) || rows.count >= maxRows || bytes >= maxRowBytes { try flush() }
+            if isBoundary(entries[i].id, target: target) || chunk.count >= maxRows || bytes >= maxRowBytes { try flush() }
         }
         try flush()
         let index = try ListingDocument.index(refs).stored()

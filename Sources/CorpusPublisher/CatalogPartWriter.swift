@@ -24,21 +24,28 @@ public enum CatalogPartWriter {
         /// Every part the top document names (trie, listing index, listing parts), built or reused:
         /// what the garbage collection that follows need not read back (`PublishedTree`).
         public var named: Set<PartRef>
+        /// True when the buckets were compared with the previous version's entries by value
+        /// (`previous` matched the record), false when every bucket was digested.
+        public var comparedWithPrevious: Bool
 
         /// False when the flat catalog would be larger than any client reads (`Catalog.maxFlatBytes`):
         /// the version then has its top document only (docs/format.md "Compatibility").
         public var flatCatalogFits: Bool { entryBytes <= Catalog.maxFlatBytes }
     }
 
-    public static func write(_ catalog: Catalog, key: SecretKey, tree: String) throws -> Written {
+    /// `previous`: the entries of the version the tree's record describes, when the caller holds
+    /// them (`corpusd publish` reads them for its history checks). Used only when they are of the
+    /// record's very version and trie root; otherwise every bucket's entries are digested.
+    public static func write(_ catalog: Catalog, key: SecretKey, tree: String, previous: CatalogPreviousEntries? = nil) throws -> Written {
         // The record of the last version's parts, when it checks out: buckets whose entries did not
         // change keep their parts without being encoded, compressed or hashed again.
         let reuse = CatalogPartIndex.load(tree: tree)
+        let previous = previous.flatMap { p in reuse.flatMap { $0.version == p.version && $0.root == p.root ? p : nil } }
         let holds = { (ref: PartRef) in CatalogPartIndex.holds(ref, tree: tree) }
-        let built = try CatalogPartition.build(catalog.corpora, reuse: reuse, holds: holds)
+        let built = try CatalogPartition.build(catalog.corpora, reuse: reuse, previous: previous, holds: holds)
         // The listing `corpus catalog` browses: parts of the same kind of name, in the same folder,
         // so servers, mirrors and the object-store upload carry them as they carry the trie's.
-        let listing = try ListingPartition.build(catalog.corpora, reuse: reuse?.listing ?? [:], holds: holds)
+        let listing = try ListingPartition.build(catalog.corpora, reuse: reuse?.listing ?? [:], previous: previous, holds: holds)
         try FileIO.createDirectory("\(tree)/parts")
         var written: [String] = []
         for (ref, bytes) in built.stored.merging(listing.stored, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key.digest.hex < $1.key.digest.hex }) {
@@ -59,7 +66,7 @@ public enum CatalogPartWriter {
                                       nodes: built.nodes, listing: listing.digests)
         try record.write(tree: tree)
         return Written(top: top, signedBytes: bytes, parts: written, reused: built.reused + listing.reused, entryBytes: built.entryBytes,
-                       named: record.parts.union([listing.listing.index]))
+                       named: record.parts.union([listing.listing.index]), comparedWithPrevious: previous != nil)
     }
 
     /// The reference a timestamp holds to catalog version `version`'s top document, nil when the

@@ -22,6 +22,10 @@ struct TreeHistory {
     /// below. A version published only with a rollout sets no floor, so a halt (the rollout's
     /// entry removed) is a publish like any other.
     private(set) var current: [String: [String: [CorpusVersion: Int]]] = [:]
+    /// Every entry of the newest version, when it was read whole through its top document's trie:
+    /// what the catalog writer compares the next version's entries with (`CatalogPreviousEntries`,
+    /// tied to that version and trie root), read here anyway.
+    private(set) var newestEntries: CatalogPreviousEntries?
 
     static func load(tree: String) throws -> TreeHistory {
         var history = TreeHistory()
@@ -40,7 +44,11 @@ struct TreeHistory {
         // Newest first, each version through what it changed (parts it shares with a newer one are
         // read once): an entry keeps the newest version that lists it. Only the signed catalogs
         // the publisher wrote count; a damaged one promised nothing readable.
+        var first = true
         published.forEachVersion(versions) { v in
+            // The first version given is read whole (nothing newer shares its parts).
+            if first, let parts = v.header.parts { history.newestEntries = CatalogPreviousEntries(version: v.version, root: parts.root, entries: v.entries) }
+            first = false
             if newestID == nil { newestID = v.header.id }
             for e in v.entries {
                 if history.corpora[e.id]?[e.version] == nil { history.corpora[e.id, default: [:]][e.version] = (e.content, v.version) }

@@ -41,6 +41,9 @@ public struct PublishSummary: Sendable {
     /// Catalog parts removed because no retained top document names them
     /// (`PublishedTree.retainedTopVersions`).
     public var partsRemoved: [String] = []
+    /// True when the catalog's buckets were compared with the previous version's entries (the
+    /// ones the history check read) rather than digested (`CatalogPartWriter.Written`).
+    public var partsComparedWithPrevious = false
 }
 
 /// `corpusd publish`: turns a catalog folder into a static tree (docs/format.md "Published tree").
@@ -142,7 +145,7 @@ public enum TreePublisher {
         catalog.gate = prepared.contains { $0.payload != nil } ? encryption?.gateURL : nil
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
-        let parts = try CatalogPartWriter.write(catalog, key: key, tree: output)
+        let parts = try CatalogPartWriter.write(catalog, key: key, tree: output, previous: history.newestEntries)
         let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output, flat: parts.flatCatalogFits) { pointer, flatBytes in
             _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: flatBytes, topBytes: parts.signedBytes, key: key)
             return try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
@@ -155,7 +158,7 @@ public enum TreePublisher {
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),
                               timestamp: timestamp, notices: KeyNotice.notices(root: roles, timestampSigned: timestamp != nil, now: now),
-                              partsWritten: parts.parts, partsRemoved: partsRemoved)
+                              partsWritten: parts.parts, partsRemoved: partsRemoved, partsComparedWithPrevious: parts.comparedWithPrevious)
     }
 
     /// The key that signs this publish's timestamp: `timestampKey` when given (it must be a
