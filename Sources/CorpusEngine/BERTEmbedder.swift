@@ -20,9 +20,10 @@ public struct BERTEmbedder: Embedder {
     /// The digest of the artifact the weights came from (`EmbedderManifest`), recorded in the
     /// manifests of corpora built with it; nil for a model folder that was not published.
     public var modelDigest: SHA256Digest?
-    /// Most tokens encoded in one forward pass: bounds scratch memory (6 floats a token per
-    /// hidden unit, 9 KB at 384 wide, 18 KB at 768, plus the feed-forward layer's block of 512
-    /// rows, per running chunk) while keeping the matrix multiplies large enough to run efficiently.
+    /// Most tokens encoded in one forward pass: bounds scratch memory (5 floats a token per
+    /// hidden unit, 7.5 KB at 384 wide, 15 KB at 768, plus the feed-forward layer's block of 512
+    /// rows, per running chunk; kept for the next call, `ScratchPool`) while keeping the matrix
+    /// multiplies large enough to run efficiently.
     public var batchTokenBudget = 2048
     /// Chunks encoded at once; one per core.
     public var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
