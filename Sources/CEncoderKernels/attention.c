@@ -80,6 +80,20 @@ void corpus_attention_head_avx512(long n, long dh, const float *q, const float *
     __m512 vscale = _mm512_set1_ps(scale);
     for (long r0 = 0; r0 < n; r0 += ROWS) {
         long rows = n - r0 < ROWS ? n - r0 : ROWS;
+        /* The next head's Q, K and V are the dh floats after this head's in the same rows. Those rows
+         * are 3 × hidden floats apart, each on its own page, so the hardware prefetchers do not
+         * follow them, and the K gather and V copy above waited on every row (a seventh of a head's
+         * time at 384 wide, the packed QKV being larger than the second-level cache). Asked for
+         * here, a block of rows at a time, they arrive while this head computes. After the last
+         * head these addresses are other columns of the same rows, or past the buffer, which a
+         * prefetch may name: it never faults. */
+        for (long r = r0; r < r0 + rows; r++)
+            for (long c = 0; c < dh + 15; c += 16) {
+                long at = r * ld + dh + (c < dh ? c : dh - 1); /* the last float too: a slice may end on a third line */
+                _mm_prefetch((const char *)(q + at), _MM_HINT_T1);
+                _mm_prefetch((const char *)(k + at), _MM_HINT_T1);
+                _mm_prefetch((const char *)(v + at), _MM_HINT_T1);
+            }
         /* A last block of fewer rows repeats its first row and keeps only its own results. */
         const float *qr[ROWS];
         for (int r = 0; r < ROWS; r++) qr[r] = q + (r0 + (r < rows ? r : 0)) * ld;

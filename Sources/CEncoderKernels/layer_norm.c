@@ -1,6 +1,8 @@
 /* Residual add and LayerNorm, 16 floats at a time: three passes over a row that stays in the
  * first-level cache (sum, squared deviations, scale), where the Swift loop made four, one of them
- * into a scratch row. Called only on a CPU whose flags include AVX-512F (EncoderSIMD.swift). */
+ * into a scratch row. The optional bias row is the preceding product's: the encoder lets sgemm add
+ * its product onto the residual rows and adds the bias here, which saves copying the bias into
+ * every output row first and reading a separate residual matrix back. Called only on a CPU whose flags include AVX-512F (EncoderSIMD.swift). */
 #include "layer_norm.h"
 
 #if defined(__x86_64__)
@@ -11,7 +13,7 @@ __attribute__((target("avx512f"))) static inline __mmask16 tail(long left) {
 }
 
 __attribute__((target("avx512f")))
-void corpus_add_layer_norm_avx512(const float *x, const float *residual, long rows, long width,
+void corpus_add_layer_norm_avx512(const float *x, const float *residual, const float *bias, long rows, long width,
                                   const float *gamma, const float *beta, float eps, float *out) {
     for (long r = 0; r < rows; r++) {
         const float *xr = x + r * width, *rr = residual ? residual + r * width : 0;
@@ -21,6 +23,7 @@ void corpus_add_layer_norm_avx512(const float *x, const float *residual, long ro
             __mmask16 m = tail(width - j);
             __m512 v = _mm512_maskz_loadu_ps(m, xr + j);
             if (rr) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, rr + j));
+            if (bias) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, bias + j));
             _mm512_mask_storeu_ps(o + j, m, v);
             sum = _mm512_add_ps(sum, v);
         }

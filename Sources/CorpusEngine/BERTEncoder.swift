@@ -10,16 +10,21 @@ import Foundation
 /// the real tokens (masked keys get zero weight there), without computing the padding.
 struct BERTEncoder: Sendable {
     let weights: BERTWeights
+    /// Scratch kept between calls (`ScratchPool`).
+    let scratchPool = ScratchPool()
 
-    /// Scratch buffers for one batch, allocated per call so that concurrent calls share nothing.
-    private struct Scratch {
-        let hidden, qkv, context, projected, intermediate, scores: UnsafeMutableBufferPointer<Float>
+    /// Scratch buffers for one batch: a running call has its own, so concurrent calls share nothing.
+    struct Scratch {
+        /// The most tokens, and the longest sequence, these buffers hold.
+        let tokens, longest: Int
+        let hidden, qkv, context, intermediate, scores: UnsafeMutableBufferPointer<Float>
 
         init(tokens: Int, longest: Int, c: BERTConfiguration) {
+            self.tokens = tokens
+            self.longest = longest
             hidden = .allocate(capacity: tokens * c.hidden)
             qkv = .allocate(capacity: tokens * 3 * c.hidden)
             context = .allocate(capacity: tokens * c.hidden)
-            projected = .allocate(capacity: tokens * c.hidden)
             intermediate = .allocate(capacity: min(tokens, BERTEncoder.feedForwardRows) * c.intermediate)
             scores = .allocate(capacity: max(longest * longest, Self.attentionScratch(longest: longest, c: c)))
         }
@@ -31,8 +36,10 @@ struct BERTEncoder: Sendable {
             return 0
         }
 
+        func fits(tokens: Int, longest: Int) -> Bool { tokens <= self.tokens && longest <= self.longest }
+
         func deallocate() {
-            for b in [hidden, qkv, context, projected, intermediate, scores] { b.deallocate() }
+            for b in [hidden, qkv, context, intermediate, scores] { b.deallocate() }
         }
     }
 
@@ -47,8 +54,8 @@ struct BERTEncoder: Sendable {
         let total = offsets.last!
         guard total > 0 else { return [] }
         precondition(lengths.allSatisfy { 0 < $0 && $0 <= c.maxPositions })
-        let scratch = Scratch(tokens: total, longest: lengths.max()!, c: c)
-        defer { scratch.deallocate() }
+        let scratch = scratchPool.take(tokens: total, longest: lengths.max()!, c: c)
+        defer { scratchPool.give(scratch) }
         let x = scratch.hidden.baseAddress!
 
         // Embeddings: word + position + token type 0, then LayerNorm.
@@ -81,7 +88,6 @@ struct BERTEncoder: Sendable {
         let x = scratch.hidden.baseAddress!
         let qkv = scratch.qkv.baseAddress!
         let context = scratch.context.baseAddress!
-        let projected = scratch.projected.baseAddress!
         let inter = scratch.intermediate.baseAddress!
         let scores = scratch.scores.baseAddress!
 
@@ -113,25 +119,32 @@ struct BERTEncoder: Sendable {
             }
         }
 
+        // The attention output and the feed-forward output are each added by sgemm onto the rows
+        // they are the residual of (no bias), and their bias is added by the LayerNorm that reads
+        // those rows anyway: no pass copying the bias into every output row, and no separate
+        // output matrix for the LayerNorm to read back with the residual.
         EncoderKernels.linear(context, rows: total, inFeatures: h, weight: layer.attentionOutWeight,
-                             bias: layer.attentionOutBias, outFeatures: h, into: projected, threads: threads)
-        EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
+                             bias: nil, outFeatures: h, into: x, threads: threads)
+        EncoderKernels.addLayerNorm(x, residual: nil, bias: layer.attentionOutBias, rows: total, width: h,
                                    gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta,
                                    eps: c.layerNormEpsilon, into: x)
 
         // The feed-forward layer a block of rows at a time: the block's intermediate values are
-        // read back by GELU and the second product while still in cache.
+        // read back by GELU and the second product, and its rows by the LayerNorm, while still in
+        // cache. The second product reads the intermediate values only, so it may overwrite the
+        // block's rows of `x`, which the first has finished reading.
         for low in stride(from: 0, to: total, by: Self.feedForwardRows) {
             let rows = min(Self.feedForwardRows, total - low)
-            EncoderKernels.linear(x + low * h, rows: rows, inFeatures: h, weight: layer.intermediateWeight,
+            let block = x + low * h
+            EncoderKernels.linear(block, rows: rows, inFeatures: h, weight: layer.intermediateWeight,
                                  bias: layer.intermediateBias, outFeatures: c.intermediate, into: inter, threads: threads)
             EncoderKernels.gelu(inter, count: rows * c.intermediate)
             EncoderKernels.linear(inter, rows: rows, inFeatures: c.intermediate, weight: layer.outputWeight,
-                                 bias: layer.outputBias, outFeatures: h, into: projected + low * h, threads: threads)
+                                 bias: nil, outFeatures: h, into: block, threads: threads)
+            EncoderKernels.addLayerNorm(block, residual: nil, bias: layer.outputBias, rows: rows, width: h,
+                                       gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
+                                       eps: c.layerNormEpsilon, into: block)
         }
-        EncoderKernels.addLayerNorm(projected, residual: x, rows: total, width: h,
-                                   gamma: layer.outputNormGamma, beta: layer.outputNormBeta,
-                                   eps: c.layerNormEpsilon, into: x)
     }
 
     /// Rows of the feed-forward layer done at a time (see `layer`).

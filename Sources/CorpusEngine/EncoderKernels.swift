@@ -29,12 +29,14 @@ enum EncoderKernels {
     /// `y[rows × out] = x[rows × in] · Wᵀ + b`, where `W` is `[out × in]` as PyTorch stores
     /// `nn.Linear` weights. The corresponding C function is `cblas_sgemm`. `y`'s rows are
     /// `rowStride` apart (default `outFeatures`), so a slice of the output columns can be
-    /// computed on its own (`threads`).
+    /// computed on its own (`threads`). Without a bias the product is added to what `y` holds
+    /// (`y += x · Wᵀ`): the encoder adds a product onto its residual rows this way and leaves
+    /// the bias to the LayerNorm that follows (`addLayerNorm`'s `bias`).
     static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int,
-                       weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
+                       weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?, outFeatures: Int,
                        into y: UnsafeMutablePointer<Float>, rowStride: Int? = nil) {
         let stride = rowStride ?? outFeatures
-        for r in 0..<rows { (y + r * stride).update(from: bias, count: outFeatures) }
+        if let bias { for r in 0..<rows { (y + r * stride).update(from: bias, count: outFeatures) } }
         #if !canImport(Accelerate) && arch(x86_64)
         if rows <= FewRowProduct.maxRows, let kernel = FewRowProduct.kernel {
             return FewRowProduct.accumulate(kernel, x, rows: rows, inFeatures: inFeatures, weight: weight,
@@ -52,7 +54,7 @@ enum EncoderKernels {
     /// rows to split, and every slice reads only its own rows of the weights, the cost that
     /// dominates a query (the whole model is read once per query).
     static func linear(_ x: UnsafePointer<Float>, rows: Int, inFeatures: Int,
-                       weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outFeatures: Int,
+                       weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?, outFeatures: Int,
                        into y: UnsafeMutablePointer<Float>, threads: Int) {
         guard threads > 1, outFeatures >= 32 * threads else {
             return linear(x, rows: rows, inFeatures: inFeatures, weight: weight, bias: bias, outFeatures: outFeatures, into: y)
@@ -63,7 +65,7 @@ enum EncoderKernels {
         DispatchQueue.concurrentPerform(iterations: threads) { t in
             let low = t * slice, high = min(outFeatures, low + slice)
             guard low < high else { return }
-            linear(x, rows: rows, inFeatures: inFeatures, weight: weight + low * inFeatures, bias: bias + low,
+            linear(x, rows: rows, inFeatures: inFeatures, weight: weight + low * inFeatures, bias: bias.map { $0 + low },
                    outFeatures: high - low, into: y + low, rowStride: outFeatures)
         }
     }
@@ -78,23 +80,24 @@ enum EncoderKernels {
                     Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
     }
 
-    /// LayerNorm of each `width`-wide row of `x + residual` (residual optional), written to
-    /// `out`, which may be `x` or `residual`: `(v - mean) / sqrt(var + eps) · gamma + beta`,
-    /// with the biased variance, as PyTorch computes it.
-    static func addLayerNorm(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, rows: Int, width: Int,
-                             gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
+    /// LayerNorm of each `width`-wide row of `x + residual + bias` (residual and bias optional;
+    /// bias is one row, added to every row), written to `out`, which may be `x` or `residual`:
+    /// `(v - mean) / sqrt(var + eps) · gamma + beta`, with the biased variance, as PyTorch computes it.
+    static func addLayerNorm(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, bias: UnsafePointer<Float>? = nil,
+                             rows: Int, width: Int, gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
                              into out: UnsafeMutablePointer<Float>) {
         #if !canImport(Accelerate) && arch(x86_64)
         if EncoderSIMD.available {
-            return EncoderSIMD.addLayerNorm(x, residual: residual, rows: rows, width: width, gamma: gamma, beta: beta, eps: eps, into: out)
+            return EncoderSIMD.addLayerNorm(x, residual: residual, bias: bias, rows: rows, width: width, gamma: gamma, beta: beta,
+                                            eps: eps, into: out)
         }
         #endif
-        addLayerNormPortable(x, residual: residual, rows: rows, width: width, gamma: gamma, beta: beta, eps: eps, into: out)
+        addLayerNormPortable(x, residual: residual, bias: bias, rows: rows, width: width, gamma: gamma, beta: beta, eps: eps, into: out)
     }
 
     /// `addLayerNorm` in Swift, for CPUs without AVX-512 (and the reference its tests hold `EncoderSIMD` to).
-    static func addLayerNormPortable(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, rows: Int, width: Int,
-                                     gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
+    static func addLayerNormPortable(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, bias: UnsafePointer<Float>? = nil,
+                                     rows: Int, width: Int, gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
                                      into out: UnsafeMutablePointer<Float>) {
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: width)
         defer { scratch.deallocate() }
@@ -107,6 +110,7 @@ enum EncoderKernels {
             } else if o != UnsafeMutablePointer(mutating: xr) {
                 o.update(from: xr, count: width)
             }
+            if let bias { for j in 0..<width { o[j] += bias[j] } }
             let mean = sum(o, count: width) / Float(width)
             for j in 0..<width { scratch[j] = (o[j] - mean) * (o[j] - mean) }
             let inv = 1 / (sum(scratch, count: width) / Float(width) + eps).squareRoot()

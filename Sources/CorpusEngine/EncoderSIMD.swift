@@ -27,11 +27,11 @@ enum EncoderSIMD {
         corpus_attention_head_avx512(n, headWidth, q, k, v, stride, scale, out, outStride, scratch)
     }
 
-    /// LayerNorm of each row of `x + residual`, as `EncoderKernels.addLayerNorm`.
-    static func addLayerNorm(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, rows: Int, width: Int,
-                             gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
+    /// LayerNorm of each row of `x + residual + bias`, as `EncoderKernels.addLayerNorm`.
+    static func addLayerNorm(_ x: UnsafePointer<Float>, residual: UnsafePointer<Float>?, bias: UnsafePointer<Float>? = nil,
+                             rows: Int, width: Int, gamma: UnsafePointer<Float>, beta: UnsafePointer<Float>, eps: Float,
                              into out: UnsafeMutablePointer<Float>) {
-        corpus_add_layer_norm_avx512(x, residual, rows, width, gamma, beta, eps, out)
+        corpus_add_layer_norm_avx512(x, residual, bias, rows, width, gamma, beta, eps, out)
     }
 
     /// In-place GELU (erf form), as `EncoderKernels.gelu`.

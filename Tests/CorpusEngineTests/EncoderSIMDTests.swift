@@ -102,5 +102,37 @@ import Testing
             }
         }
     }
+
+    /// The bias row of the product before a LayerNorm (the encoder adds it there instead of
+    /// copying it into every output row) is added to every row, with or without a residual,
+    /// as the portable Swift code adds it.
+    @Test(arguments: [1, 16, 17, 384, 770])
+    func layerNormAddsABiasRowToEveryRow(_ width: Int) throws {
+        try #require(EncoderSIMD.available, "this CPU has no AVX-512F")
+        let rows = 3
+        let x: [Float] = (0..<(rows * width)).map { Float(($0 * 37) % 23) / 5 - 2 }
+        let residual: [Float] = (0..<(rows * width)).map { Float($0 % 7) / 3 }
+        let bias: [Float] = (0..<width).map { Float(($0 * 11) % 9) / 4 - 1 }
+        let gamma: [Float] = (0..<width).map { 1 + Float($0 % 10) / 10 }
+        let beta: [Float] = (0..<width).map { Float($0 % 13) / 100 }
+        for withResidual in [true, false] {
+            // The sum done first by hand, then normalized with neither residual nor bias.
+            let sum = (0..<(rows * width)).map { x[$0] + (withResidual ? residual[$0] : 0) + bias[$0 % width] }
+            var want = [Float](repeating: .nan, count: rows * width)
+            EncoderKernels.addLayerNormPortable(sum, residual: nil, rows: rows, width: width, gamma: gamma, beta: beta, eps: 1e-12, into: &want)
+            var got = x
+            var portable = [Float](repeating: .nan, count: rows * width)
+            got.withUnsafeMutableBufferPointer { p in
+                EncoderSIMD.addLayerNorm(p.baseAddress!, residual: withResidual ? residual : nil, bias: bias, rows: rows, width: width,
+                                         gamma: gamma, beta: beta, eps: 1e-12, into: p.baseAddress!)
+            }
+            EncoderKernels.addLayerNormPortable(x, residual: withResidual ? residual : nil, bias: bias, rows: rows, width: width,
+                                                gamma: gamma, beta: beta, eps: 1e-12, into: &portable)
+            for i in got.indices {
+                #expect(abs(got[i] - want[i]) < 2e-5, "SIMD width \(width), residual \(withResidual): element \(i)")
+                #expect(abs(portable[i] - want[i]) < 2e-5, "portable width \(width), residual \(withResidual): element \(i)")
+            }
+        }
+    }
 }
 #endif
