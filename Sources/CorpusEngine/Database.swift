@@ -18,6 +18,7 @@ public final class Database {
     public let path: String
 
     public init(path: String, mode: Mode) throws {
+        _ = Self.allocationCountsOff
         var db: OpaquePointer?
         let flags: Int32 = switch mode {
         case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
@@ -45,6 +46,13 @@ public final class Database {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// SQLite counts every allocation (`SQLITE_CONFIG_MEMSTATUS`, on by default) under a mutex
+    /// that every connection of the process shares; nothing here reads the counts. Off, a
+    /// build's pack thread spent about 3 % less time per row (the mutex and the counting, in
+    /// `perf` of a 100,000-passage build). It can only be set before SQLite initializes, so it
+    /// is set before the first connection opens; a later call would be refused and is ignored.
+    private static let allocationCountsOff: Void = { _ = csqlite_config_memstatus(0) }()
 
     private func configure(_ op: Int32, _ value: Int32) throws {
         var out: Int32 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CorpusEngine
+import CSQLite
 
 /// The SQLite wrapper's own checks (GRDB `Statement.swift` style): every bind's result, one
 /// statement per `prepare`, and errors that carry the result codes and the SQL but never a bound value.
@@ -99,5 +100,18 @@ import CorpusEngine
         let missing = "/nonexistent-\(UUID().uuidString)/pack.sqlite"
         let open = #expect(throws: SQLiteError.self) { _ = try Database(path: missing, mode: .readOnly) }
         #expect(open?.code == .cannotOpen && open?.operation == "open \(missing)" && open?.sql == nil)
+    }
+}
+
+/// SQLite's allocation counts are off for every connection (`Database.allocationCountsOff`): a
+/// build's pack thread no longer takes SQLite's process-wide memory mutex at every allocation.
+@Suite struct DatabaseAllocationCountTests {
+    @Test func sqliteKeepsNoAllocationCounts() throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        try db.execute("CREATE TABLE t(x BLOB); INSERT INTO t VALUES(zeroblob(1000000)); CREATE VIRTUAL TABLE f USING fts5(a)")
+        try db.prepare("INSERT INTO f(a) VALUES(?)").bind(1, String(repeating: "word ", count: 10_000)).run()
+        // With the counts on, this is at least the megabyte the rows above hold in memory.
+        #expect(sqlite3_memory_used() == 0)
+        #expect(try db.scalarInt("SELECT count(*) FROM f WHERE f MATCH 'word'") == 1)
     }
 }
