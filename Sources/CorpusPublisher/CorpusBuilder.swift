@@ -133,6 +133,8 @@ public enum CorpusBuilder {
             // content digest (a sort of every passage id) is not left for after it either.
             if !large { ingested.rowsDigest = rowsDigest(documents: ingested.documentRows, passages: ingested.passages) }
             ingested.content = ContentDigest.make(passageIDs: ingested.passageIDs, embedderID: embedder.id)
+            // The vector file is complete: hashed here, beside the pack thread, not after it.
+            ingested.vectorsDigest = try SHA256.hash(fileAt: vectorsPath)
         } catch {
             feed.cancel()
             throw error
@@ -142,7 +144,8 @@ public enum CorpusBuilder {
 
         let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
                                          content: ingested.content, rowsDigest: ingested.rowsDigest, packPath: packPath)
-        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
+        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath,
+                                            vectorsDigest: ingested.vectorsDigest, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
         return BuildSummary(manifest: signed, skipped: ingested.skipped, warnings: ingested.warnings, output: output, bytes: bytes)
@@ -166,6 +169,8 @@ public enum CorpusBuilder {
         var rowsDigest: SHA256Digest?
         /// `ContentDigest` over `passageIDs`, once they are final.
         var content: SHA256Digest?
+        /// The SHA-256 and size of the finished `vectors.bin`.
+        var vectorsDigest: (digest: [UInt8], size: Int64)?
     }
 
     /// Ingests the folder's files a group at a time on the workers and splits them into passages;
