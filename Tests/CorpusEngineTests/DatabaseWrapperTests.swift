@@ -115,3 +115,16 @@ import CSQLite
         #expect(try db.scalarInt("SELECT count(*) FROM f WHERE f MATCH 'word'") == 1)
     }
 }
+
+/// Binding text hands SQLite the string's bytes up to its first NUL, native or bridged, ASCII or not.
+@Suite struct DatabaseTextBindTests {
+    @Test(arguments: ["", "plain", "café 東京", "before\u{0}after", String(repeating: "word ", count: 20_000)])
+    func boundTextReadsBackUpToItsFirstNUL(_ text: String) throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        let s = try db.prepare("SELECT ?1, length(CAST(?1 AS BLOB))")
+        try s.bind(1, text)
+        #expect(try s.step())
+        let expected = String(text.prefix { $0 != "\u{0}" })
+        #expect(s.text(0) == expected && s.int(1) == Int64(expected.utf8.count))
+    }
+}
