@@ -30,9 +30,13 @@ public enum BundleWriter {
 
     /// Hashes the pack and vectors, records them in the manifest, signs it, and writes the
     /// bundle atomically to `outPath` (a temporary sibling renamed into place).
+    /// - Parameter vectorsDigest: the SHA-256 and size of `vectorsPath`, when the caller hashed
+    ///   the finished file already (a build does while the pack is still being written); nil:
+    ///   hashed here.
     /// - Returns: the manifest as signed, with `members` filled in.
     @discardableResult
-    public static func write(manifest: Manifest, packPath: String, vectorsPath: String, key: SecretKey,
+    public static func write(manifest: Manifest, packPath: String, vectorsPath: String,
+                             vectorsDigest: (digest: [UInt8], size: Int64)? = nil, key: SecretKey,
                              to outPath: String) throws -> Manifest {
         var manifest = manifest
         let tmp = FileIO.temporarySibling(of: outPath)
@@ -42,7 +46,7 @@ public enum BundleWriter {
         let engine: ParallelDeflate.Engine = manifest.index == .install ? .zlib(level: unindexedPackDeflateLevel)
             : .fast(orZlib: packDeflateLevel)
         let pack = try ParallelDeflate.compress(fileAt: packPath, engine: engine, to: deflatedPack)
-        let vectors = try SHA256.hash(fileAt: vectorsPath)
+        let vectors = try vectorsDigest ?? SHA256.hash(fileAt: vectorsPath)
         manifest.members = [
             BundleLayout.pack: MemberInfo(sha256: SHA256Digest(bytes: pack.sha256), size: pack.size),
             BundleLayout.vectors: MemberInfo(sha256: SHA256Digest(bytes: vectors.digest), size: vectors.size),

@@ -58,15 +58,17 @@ public struct BuildSummary: Sendable {
 /// The work is a pipeline, because SQLite's FTS5 indexing runs on a single core and is the
 /// longest step: a thread of its own owns the pack and indexes rows as they come, while this
 /// thread ingests the next group of files on the other cores (splitting each document into
-/// passages as it is parsed). The passages are then embedded (and their vectors quantized) on
-/// the other cores, and the digest of the pack's rows computed from them, while the pack thread
-/// finishes the index and copies the pack out.
+/// passages as it is parsed) and embeds (and quantizes) the passages it handed over, while the
+/// pack thread indexes them: indexing is the slower of the two, so embedding fills what would
+/// be waits. The digest of the pack's rows is computed from the rows in memory while the pack
+/// thread finishes the index and copies the pack out.
 /// `BundleWriter` then compresses the pack on every core and writes the signed zip. Everything
 /// is still done in one fixed order, so the bundle does not depend on scheduling.
 ///
 /// Holding every passage until the pack is merged costs memory of about the source text; for
-/// sources above `inMemoryPackLimit` each group is embedded as it comes instead, and the pack
-/// is built in a scratch file.
+/// sources above `inMemoryPackLimit` they are not held (the rows digest is then read from the
+/// pack), and the pack is built in a scratch file. A build laid out after a previous version
+/// embeds once ingest is done, in the new row order.
 ///
 /// Intermediate files live in a dot-folder beside the output (same volume) and are removed
 /// whatever happens; the output appears only complete (BundleWriter renames it into place).
@@ -98,8 +100,12 @@ public enum CorpusBuilder {
         let vectors = try VectorFileWriter(path: vectorsPath, encoding: .int8, dimension: embedder.dimension, rows: nil)
         var ingested: Ingested
         do {
+            // A first build embeds each group as it is ingested: the pack thread indexes slower
+            // than ingest parses, so the embedding fills the ingest thread's waits instead of
+            // running after ingest. Rows laid out after a previous version are embedded only once
+            // their order is known.
             ingested = try ingest(folder, listing: listing, corpus: options.id, into: feed, holdingRows: layout != nil,
-                                  embeddingNow: large ? (embedder, vectors) : nil)
+                                  embeddingNow: layout == nil ? (embedder, vectors) : nil, keepingPassages: !large)
         } catch {
             feed.cancel()
             throw error
@@ -112,19 +118,23 @@ public enum CorpusBuilder {
         progress(.split(passages: ingested.passageIDs.count))
         do {
             if let layout {
-                (ingested.documentRows, ingested.unembedded) = try feedInLayout(ingested.held, layout: layout, feed: feed)
-                ingested.passageIDs = ingested.unembedded.map(\.pid)
+                (ingested.documentRows, ingested.passages) = try feedInLayout(ingested.held, layout: layout, feed: feed)
+                ingested.passageIDs = ingested.passages.map(\.pid)
             }
             feed.close(corpusID: options.id, version: options.version.description, embedderID: embedder.id,
                        dimension: embedder.dimension, documents: ingested.documents)
-            let reusable = try layout.flatMap { try ReusableVectors(layout: $0, embedder: embedder) }
-            try embedInBatches(ingested.unembedded, with: embedder, into: vectors, reusing: reusable)
+            if let layout {
+                let reusable = try ReusableVectors(layout: layout, embedder: embedder)
+                try embedInBatches(ingested.passages, with: embedder, into: vectors, reusing: reusable)
+            }
             try vectors.finish()
             // While the pack thread still merges and copies the pack: the rows it was given are
             // the rows it holds, so their digest needs no second read of the finished pack; the
             // content digest (a sort of every passage id) is not left for after it either.
-            if !large { ingested.rowsDigest = rowsDigest(documents: ingested.documentRows, passages: ingested.unembedded) }
+            if !large { ingested.rowsDigest = rowsDigest(documents: ingested.documentRows, passages: ingested.passages) }
             ingested.content = ContentDigest.make(passageIDs: ingested.passageIDs, embedderID: embedder.id)
+            // The vector file is complete: hashed here, beside the pack thread, not after it.
+            ingested.vectorsDigest = try SHA256.hash(fileAt: vectorsPath)
         } catch {
             feed.cancel()
             throw error
@@ -134,7 +144,8 @@ public enum CorpusBuilder {
 
         let manifest = try Self.manifest(options, embedder: embedder, documents: ingested.documents, passageIDs: ingested.passageIDs,
                                          content: ingested.content, rowsDigest: ingested.rowsDigest, packPath: packPath)
-        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath, key: key, to: output)
+        let signed = try BundleWriter.write(manifest: manifest, packPath: packPath, vectorsPath: vectorsPath,
+                                            vectorsDigest: ingested.vectorsDigest, key: key, to: output)
         let bytes = FileIO.fileSize(output) ?? 0
         progress(.bundled(bytes: bytes))
         return BuildSummary(manifest: signed, skipped: ingested.skipped, warnings: ingested.warnings, output: output, bytes: bytes)
@@ -146,8 +157,10 @@ public enum CorpusBuilder {
         /// The document rows as the pack holds them, in ascending id.
         var documentRows: [(id: Int, path: String, title: String)] = []
         var passageIDs: [String] = []
-        /// Passages still to embed (all of them unless they were embedded group by group).
-        var unembedded: [Passage] = []
+        /// Every passage in row order, unless the source is too large to hold them
+        /// (`inMemoryPackLimit`): what the rows digest is computed from, and, in a previous
+        /// version's layout, what is embedded once ingest is done.
+        var passages: [Passage] = []
         /// Every row, when they are fed to the pack only after ingest (in a previous version's layout).
         var held = PackFeed.Rows()
         var warnings: [TextWarning] = []
@@ -156,15 +169,20 @@ public enum CorpusBuilder {
         var rowsDigest: SHA256Digest?
         /// `ContentDigest` over `passageIDs`, once they are final.
         var content: SHA256Digest?
+        /// The SHA-256 and size of the finished `vectors.bin`.
+        var vectorsDigest: (digest: [UInt8], size: Int64)?
     }
 
     /// Ingests the folder's files a group at a time on the workers and splits them into passages;
     /// each group's documents and passages go to the pack as they come, or, with `holdingRows`,
-    /// are kept for the caller to lay out. With `embeddingNow` (a large source) each group is
-    /// embedded as it comes instead of being kept for later.
+    /// are kept for the caller to lay out. With `embeddingNow` the passages are embedded as
+    /// they come, a batch per worker at least (`embeddingStep`), the last ones when ingest ends;
+    /// with `keepingPassages` they are also kept (`Ingested.passages`).
     static func ingest(_ folder: SourceFolder, listing: SourceListing, corpus id: String, into feed: PackFeed, holdingRows: Bool,
-                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?) throws -> Ingested {
+                       embeddingNow: (embedder: any Embedder, vectors: VectorFileWriter)?, keepingPassages: Bool) throws -> Ingested {
         var out = Ingested()
+        // Passages ingested but not yet embedded, so that small groups still make full batches.
+        var pending: [Passage] = []
         let groups = try Ingest.folder(folder, files: listing.files, filesPerGroup: filesPerGroup, width: Workers.besidePack,
                                        prepare: { (PassageSplitter.passages(of: $0, document: 0), TextWarning.document($0, corpus: id)) }) { group in
             var rows = PackFeed.Rows()
@@ -181,13 +199,18 @@ public enum CorpusBuilder {
                 out.held.passages += rows.passages
                 return
             }
-            if let now = embeddingNow {
-                try embed(rows.passages[...], with: now.embedder, into: now.vectors)
-            } else {
-                out.unembedded += rows.passages
-            }
+            if keepingPassages { out.passages += rows.passages }
+            // The rows go to the pack thread first, so it indexes them while they are embedded.
             try feed.put(rows)
+            if let now = embeddingNow {
+                pending += rows.passages
+                if pending.count >= embeddingStep {
+                    try embed(pending[...], with: now.embedder, into: now.vectors)
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
         }
+        if let now = embeddingNow, !pending.isEmpty { try embed(pending[...], with: now.embedder, into: now.vectors) }
         out.skipped = Ingest.merged(listing.skipped, groups)
         return out
     }
@@ -224,11 +247,13 @@ public enum CorpusBuilder {
     /// at a time (those `reusing` has a vector for are not embedded again).
     static func embedInBatches(_ passages: [Passage], with embedder: any Embedder, into vectors: VectorFileWriter,
                                reusing: ReusableVectors?) throws {
-        let step = embeddingBatch * 4 * Workers.besidePack
-        for start in stride(from: 0, to: passages.count, by: step) {
-            try embed(passages[start..<min(start + step, passages.count)], with: embedder, into: vectors, reusing: reusing)
+        for start in stride(from: 0, to: passages.count, by: embeddingStep) {
+            try embed(passages[start..<min(start + embeddingStep, passages.count)], with: embedder, into: vectors, reusing: reusing)
         }
     }
+
+    /// Passages embedded at a time: a few batches for every worker.
+    static var embeddingStep: Int { embeddingBatch * 4 * Workers.besidePack }
 
     /// Embeds passages in batches on the cores beside the pack thread, quantizes the vectors
     /// there too, and appends them to `vectors` in passage order.

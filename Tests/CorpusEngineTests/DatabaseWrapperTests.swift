@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CorpusEngine
+import CSQLite
 
 /// The SQLite wrapper's own checks (GRDB `Statement.swift` style): every bind's result, one
 /// statement per `prepare`, and errors that carry the result codes and the SQL but never a bound value.
@@ -99,5 +100,31 @@ import CorpusEngine
         let missing = "/nonexistent-\(UUID().uuidString)/pack.sqlite"
         let open = #expect(throws: SQLiteError.self) { _ = try Database(path: missing, mode: .readOnly) }
         #expect(open?.code == .cannotOpen && open?.operation == "open \(missing)" && open?.sql == nil)
+    }
+}
+
+/// SQLite's allocation counts are off for every connection (`Database.allocationCountsOff`): a
+/// build's pack thread no longer takes SQLite's process-wide memory mutex at every allocation.
+@Suite struct DatabaseAllocationCountTests {
+    @Test func sqliteKeepsNoAllocationCounts() throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        try db.execute("CREATE TABLE t(x BLOB); INSERT INTO t VALUES(zeroblob(1000000)); CREATE VIRTUAL TABLE f USING fts5(a)")
+        try db.prepare("INSERT INTO f(a) VALUES(?)").bind(1, String(repeating: "word ", count: 10_000)).run()
+        // With the counts on, this is at least the megabyte the rows above hold in memory.
+        #expect(sqlite3_memory_used() == 0)
+        #expect(try db.scalarInt("SELECT count(*) FROM f WHERE f MATCH 'word'") == 1)
+    }
+}
+
+/// Binding text hands SQLite the string's bytes up to its first NUL, native or bridged, ASCII or not.
+@Suite struct DatabaseTextBindTests {
+    @Test(arguments: ["", "plain", "café 東京", "before\u{0}after", String(repeating: "word ", count: 20_000)])
+    func boundTextReadsBackUpToItsFirstNUL(_ text: String) throws {
+        let db = try Database(path: ":memory:", mode: .create)
+        let s = try db.prepare("SELECT ?1, length(CAST(?1 AS BLOB))")
+        try s.bind(1, text)
+        #expect(try s.step())
+        let expected = String(text.prefix { $0 != "\u{0}" })
+        #expect(s.text(0) == expected && s.int(1) == Int64(expected.utf8.count))
     }
 }

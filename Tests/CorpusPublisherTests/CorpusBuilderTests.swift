@@ -141,6 +141,43 @@ import CorpusTestSupport
         #expect(second.manifest.rowsDigest != first.manifest.rowsDigest)
     }
 
+    /// A first build embeds while it ingests (the ingest thread waits on the pack thread
+    /// otherwise), in the passages' order: the vectors are the ones a build that embedded after
+    /// ingest wrote.
+    @Test func firstBuildEmbedsWhileIngesting() throws {
+        let dir = TempDirectory("build-embed-overlap")
+        // Every group holds more passages than one embedding step, so a step is due before the last group.
+        let sections = CorpusBuilder.embeddingBatch * 4 * Workers.besidePack / CorpusBuilder.filesPerGroup + 1
+        for n in 0..<(3 * CorpusBuilder.filesPerGroup) {
+            let body = (0..<sections).map { "## Part \($0)\n\nText \($0) of file \(n), café." }.joined(separator: "\n\n")
+            try dir.write(String(format: "src/doc-%03d.md", n), "# Doc \(n)\n\n\(body)")
+        }
+        let embedder = IngestWatchingEmbedder()
+        var options = Self.options(dir)
+        options.indexAtInstall = false
+        let key = try SecretKey.generate()
+        let summary = try CorpusBuilder.build(options, key: key, output: dir.url("out/sample.corpus.zip"), embedder: embedder) { step in
+            if case .ingested = step { embedder.ingestEnded() }
+        }
+        let (before, after) = embedder.calls()
+        #expect(before > 0, "no passage was embedded before ingest ended (\(after) after)")
+
+        try BundleReader(path: summary.output).extract(to: dir.url("x"), trustedKeys: [key.publicKey])
+        // The vectors a writer makes of the pack's passages in row order, embedded one by one.
+        let db = try Database(path: dir.url("x/pack.sqlite"), mode: .readOnly)
+        let rows = try db.prepare("SELECT section, text FROM passages ORDER BY id")
+        let expected = try VectorFileWriter(path: dir.url("expected.bin"), encoding: .int8, dimension: embedder.dimension, rows: nil)
+        var count = 0
+        while try rows.step() {
+            let section = rows.text(0), text = rows.text(1)
+            try expected.append(try HashingEmbedder().embed([section.isEmpty ? text : "\(section)\n\(text)"])[0])
+            count += 1
+        }
+        try expected.finish()
+        #expect(count == summary.passages && before + after == count)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.url("x/vectors.bin"))) == Data(contentsOf: URL(fileURLWithPath: dir.url("expected.bin"))))
+    }
+
     @Test func manifestVerifiesWithRealMinisign() throws {
         let dir = TempDirectory("build-minisign")
         try Self.sampleSource(dir)
@@ -164,5 +201,25 @@ import CorpusTestSupport
             try CorpusBuilder.build(Self.options(dir), key: try SecretKey.generate(), output: dir.url("out/x.corpus.zip"))
         }
         #expect(DirectorySnapshot(dir.path) == before)
+    }
+}
+
+/// The build's own embedder, counting the passages it was asked to embed before and after the
+/// build reported the end of ingest.
+private final class IngestWatchingEmbedder: Embedder, @unchecked Sendable {
+    let id = HashingEmbedder.identifier
+    let dimension = HashingEmbedder().dimension
+    private let lock = NSLock()
+    private var ended = false
+    private var before = 0
+    private var after = 0
+
+    func ingestEnded() { lock.withLock { ended = true } }
+
+    func calls() -> (before: Int, after: Int) { lock.withLock { (before, after) } }
+
+    func embed(_ texts: [String]) throws -> [[Float]] {
+        lock.withLock { if ended { after += texts.count } else { before += texts.count } }
+        return try HashingEmbedder().embed(texts)
     }
 }
