@@ -37,12 +37,8 @@ public struct ListingRow: Codable, Hashable, Sendable {
         rollout = e.rollout
     }
 
-    /// The bytes of the row's free text, what can make a row long (the rest is a few dozen bytes).
-    public var textBytes: Int {
-        id.utf8.count + title.utf8.count + description.utf8.count + language.utf8.count + license.utf8.count + (tier?.utf8.count ?? 0)
-    }
-
-    /// `ListingRow(e).textBytes` without making the row.
+    /// The bytes of `e`'s row's free text, what can make a row long (the rest is a few dozen
+    /// bytes), counted from the entry without making the row.
     public static func textBytes(of e: CatalogEntry) -> Int {
         e.id.utf8.count + e.title.utf8.count + e.description.utf8.count + e.language.utf8.count + e.license.utf8.count + (e.tier?.utf8.count ?? 0)
     }

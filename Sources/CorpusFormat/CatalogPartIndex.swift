@@ -67,11 +67,6 @@ public struct CatalogPartIndex: Sendable, Equatable {
         self.listing = listing
     }
 
-    /// Listing parts by the digest of their rows (the digest path's key).
-    public var listingByRows: [SHA256Digest: PartRef] {
-        Dictionary(listing.values.map { ($0.rows, $0.part) }, uniquingKeysWith: { a, _ in a })
-    }
-
     public static let fileName = ".catalog-parts"
     /// Format 2 added the leaves' counts and sizes and the listing parts' ids digests; a record of
     /// format 1 is not read (one full build).

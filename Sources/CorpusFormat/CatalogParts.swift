@@ -89,12 +89,18 @@ public struct CatalogPart: Codable, Hashable, Sendable {
 
     /// The key that places an entry: SHA-256 of its corpus id (UTF-8), in lower-case hex, so every
     /// entry of one id lands in one leaf and the leaves fill evenly whatever the ids look like.
-    public static func key(of id: String) -> String { SHA256.digest(Data(id.utf8)).hex }
+    public static func key(of id: String) -> String { SHA256Digest(bytes: keyBytes(of: id)).hex }
+
+    /// The key's 32 bytes: SHA-256 of the id's UTF-8, hashed in place (no `Data` copy of each id).
+    /// What the key, its prefix and the listing's boundaries (`ListingPartition.isBoundary`) are read from.
+    public static func keyBytes(of id: String) -> [UInt8] {
+        var id = id
+        return id.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0)) }
+    }
 
     /// The first `digits` hex digits of `key(of: id)`, the leaf's prefix, without the rest.
     public static func keyPrefix(of id: String, digits: Int) -> String {
-        var id = id
-        let hash = id.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0)) }
+        let hash = keyBytes(of: id)
         var out: [UInt8] = []
         out.reserveCapacity(digits + 1)
         for byte in hash.prefix((digits + 1) / 2) { Hex.append(byte, to: &out) }

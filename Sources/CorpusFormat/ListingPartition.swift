@@ -17,7 +17,7 @@ public enum ListingPartition {
     /// make a part a reader refuses. Such a cut moves with the rows before it, but only until the
     /// next boundary id.
     public static let maxRows = 8 * targetRows
-    /// Counted by `ListingRow.textBytes`, the text fields' bytes: a guard on size, not the JSON's exact length.
+    /// Counted by `ListingRow.textBytes(of:)`, the text fields' bytes: a guard on size, not the JSON's exact length.
     public static let maxRowBytes = 2 * 1024 * 1024
 
     /// The listing of a catalog: the top document's `listing` value and every stored part, the index included.
@@ -35,10 +35,8 @@ public enum ListingPartition {
     /// True when a part ends after the entries of `id`: the key's last eight hex digits, a number,
     /// divisible by `target`. The key's end, not its start, so boundaries do not follow the trie's leaves.
     public static func isBoundary(_ id: String, target: Int = targetRows) -> Bool {
-        var id = id
         // The key's last eight hex digits are its last four bytes, big-endian.
-        let hash = id.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0)) }
-        let tail = hash[28...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let tail = CatalogPart.keyBytes(of: id)[28...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return tail % UInt32(target) == 0
     }
 
