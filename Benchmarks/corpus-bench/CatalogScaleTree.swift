@@ -63,13 +63,14 @@ enum CatalogScaleTree {
         // In `corpusd publish`'s order: the parts and top document, then the flat catalog unless it
         // is larger than any client reads (`--flat`, today's layout, always writes it).
         var partsWritten = 0, partsReused = 0, compared = false
-        var ownParts: Set<PartRef>?
+        var written: CatalogPartWriter.Written?
         var writeFlat = true
         try FileIO.createDirectory("\(out)/catalogs")
         if !flat {
-            let written = try CatalogPartWriter.write(catalog, key: key, tree: out, previous: previous)
-            (partsWritten, partsReused, writeFlat, ownParts) = (written.parts.count, written.reused, written.flatCatalogFits, written.named)
-            compared = written.comparedWithPrevious
+            let w = try CatalogPartWriter.write(catalog, key: key, tree: out, previous: previous)
+            (partsWritten, partsReused, writeFlat) = (w.parts.count, w.reused, w.flatCatalogFits)
+            compared = w.comparedWithPrevious
+            written = w
         }
         let path = writeFlat ? TreeLayout.catalogPath(version: version) : TreeLayout.topPath(version: version)
         var flatBytes: Int?
@@ -88,14 +89,20 @@ enum CatalogScaleTree {
         try FileIO.writeAtomically(stampBytes, to: "\(out)/\(TreeLayout.timestamp)")
         try FileIO.writeAtomically(try CanonicalJSON.encode(CatalogPointer(id: catalog.id, version: version, path: path)), to: "\(out)/\(TreeLayout.pointer)")
         // What `corpusd publish` does after the pointer: its garbage collection, timed with the rest.
-        let published = PublishedTree(root: out)
-        _ = published.removeUnreferencedFiles(keep: catalog, now: now, keepParts: ownParts)
-        let partsRemoved = published.removeUnreferencedParts(current: version, now: now, currentParts: ownParts)
+        var partsRemoved: [String] = []
+        if let written {
+            partsRemoved = CatalogPartWriter.removeUnreferenced(after: written, keep: catalog, tree: out, now: now).parts
+        } else {
+            let published = PublishedTree(root: out)
+            _ = published.removeUnreferencedFiles(keep: catalog, now: now)
+            partsRemoved = published.removeUnreferencedParts(current: version, now: now)
+        }
         print("publish_seconds \(String(format: "%.3f", Date().timeIntervalSince(started)))")
         print("parts_written \(partsWritten)")
         print("parts_reused \(partsReused)")
         print("parts_removed \(partsRemoved.count)")
         print("compared_with_previous \(compared)")
+        print("updated \(written?.updated ?? false)")
         if !flat, change == 0 { try printPartSizes(tree: out, version: version) }
         print("flat_catalog_bytes \(flatBytes.map(String.init) ?? "none")")
         if let top = try CatalogPartWriter.topRef(version: version, tree: out) { print("top_bytes \(top.size)") }

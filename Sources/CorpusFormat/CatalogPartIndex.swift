@@ -2,24 +2,22 @@ import Foundation
 
 /// The publisher's record of the parts of its last catalog version (`.catalog-parts` in the tree,
 /// a dotfile like `.build-cache.json`: never referenced, never served): for each trie leaf and
-/// node the digest of what it holds and the part that holds it, and for each listing part the
-/// digest of its rows. A republish digests every bucket's entries (plain JSON, no gzip) and
-/// reuses the part of each bucket whose digest it has, instead of encoding it as canonical JSON,
-/// compressing it at level 9 and hashing it again: after one corpus changed, only the parts that
-/// hold it are built (docs/format.md "Catalog parts", "Publishing").
+/// node the digest of what it holds and the part that holds it, for each listing part (in order)
+/// the digest of its ids and of its rows, and the parts earlier versions named that later ones
+/// replaced (`replaced`, what the garbage collection after a republish looks at). A republish
+/// reuses the part of every bucket whose entries did not change instead of encoding it as
+/// canonical JSON, compressing it at level 9 and hashing it again (docs/format.md "Catalog parts",
+/// "What a republish builds").
 ///
 /// Checked, never trusted blindly (`load`): it is used only when it was written for a top
-/// document the tree holds (same version and trie root), and a part is reused only when its file
-/// is in the tree with the recorded size. A digest covers every field the entries encode (the
-/// `CatalogEntry` and `ListingRow` Codable types, so a field added later changes it), the
-/// bucket's prefix and the kind of part; JSON that a new Foundation spells otherwise only makes
-/// every digest new: one full rebuild, never a wrong reuse.
+/// document the tree holds (same version and trie root). A digest covers every field the entries
+/// encode (the `CatalogEntry` and `ListingRow` Codable types, so a field added later changes it),
+/// the bucket's prefix and the kind of part; JSON that a new Foundation spells otherwise only
+/// makes every digest new: one full rebuild, never a wrong reuse.
 ///
-/// One line a bucket, not JSON: at 100,000 entries it holds about 56,000 buckets, read and written
-/// by every republish. `L <prefix> <digest> <part> <size> <entries> <bytes>` (a leaf: how many
-/// entries it holds and their size as JSON, for `CatalogPartition.Built.entryBytes`), `N <prefix
-/// or -> <digest> <part> <size>`, `S <ids digest> <rows digest> <part> <size>` (a listing part: the
-/// digest of its ids in order, then of its rows).
+/// Binary, fixed-size records sorted by place (`CatalogPartRecordFile`): at 100,000 entries it
+/// holds about 56,000 buckets, and a republish that changed a few corpora reads the few it needs
+/// and patches them in place rather than parsing and writing them all.
 public struct CatalogPartIndex: Sendable, Equatable {
     public struct Bucket: Sendable, Hashable {
         public var digest: SHA256Digest
@@ -27,24 +25,60 @@ public struct CatalogPartIndex: Sendable, Equatable {
         /// A leaf's: how many entries it holds, and their size as JSON (0 for a node).
         public var entries: Int
         public var bytes: Int64
+        /// The catalog version since which this place has named `part` without a break, 0 when
+        /// unknown (a part a full build found in the tree): what `replaced` records when it goes.
+        public var since: Int
 
-        public init(digest: SHA256Digest, part: PartRef, entries: Int = 0, bytes: Int64 = 0) {
+        public init(digest: SHA256Digest, part: PartRef, entries: Int = 0, bytes: Int64 = 0, since: Int = 0) {
             self.digest = digest
             self.part = part
             self.entries = entries
             self.bytes = bytes
+            self.since = since
         }
     }
 
-    /// A listing part (keyed in `listing` by the digest of its ids in order): the digest of its
-    /// rows, and the part.
+    /// A listing part: the digest of its ids in order, of its rows, the part, how many rows and
+    /// distinct ids it holds, and since when the listing names it.
     public struct ListingBucket: Sendable, Hashable {
+        public var ids: SHA256Digest
         public var rows: SHA256Digest
         public var part: PartRef
+        public var rowCount: Int
+        public var idCount: Int
+        public var since: Int
 
-        public init(rows: SHA256Digest, part: PartRef) {
+        public init(ids: SHA256Digest, rows: SHA256Digest, part: PartRef, rowCount: Int, idCount: Int, since: Int = 0) {
+            self.ids = ids
             self.rows = rows
             self.part = part
+            self.rowCount = rowCount
+            self.idCount = idCount
+            self.since = since
+        }
+    }
+
+    /// A part that versions `since` up to (not including) `until` named at `place` and version
+    /// `until` no longer did: it may be removed once no retained top document of those versions
+    /// is left (`PublishedTree.removeReplacedParts`). `since` 0: unknown, any version before `until`.
+    public struct Replaced: Sendable, Hashable {
+        public enum Place: Sendable, Hashable {
+            case leaf(slot: Int)
+            case node(level: Int, slot: Int)
+            case listing
+            case listingIndex
+        }
+
+        public var part: PartRef
+        public var since: Int
+        public var until: Int
+        public var place: Place
+
+        public init(part: PartRef, since: Int, until: Int, place: Place) {
+            self.part = part
+            self.since = since
+            self.until = until
+            self.place = place
         }
     }
 
@@ -52,25 +86,41 @@ public struct CatalogPartIndex: Sendable, Equatable {
     public var version: Int
     public var root: PartRef
     public var depth: Int
+    /// The entries the catalog holds and their size as JSON (`CatalogPartition.Built.entryBytes`).
+    public var count: Int
+    public var entryBytes: Int64
+    /// The digest of the catalog's distinct ids in the order they first appear
+    /// (`CatalogPartIndex.OrderDigest`): a republish whose ids come in the same order keeps
+    /// every listing part's place.
+    public var order: SHA256Digest
     /// Trie leaves and nodes by prefix.
     public var leaves: [String: Bucket]
     public var nodes: [String: Bucket]
-    /// Listing parts by the digest of their ids in order.
-    public var listing: [SHA256Digest: ListingBucket]
+    /// Listing parts in order, and the listing index with the version since which it is named.
+    public var listing: [ListingBucket]
+    public var listingIndex: PartRef
+    public var listingIndexSince: Int
+    /// Parts earlier versions named that this one does not, not yet removed.
+    public var replaced: [Replaced]
 
-    public init(version: Int, root: PartRef, depth: Int, leaves: [String: Bucket], nodes: [String: Bucket], listing: [SHA256Digest: ListingBucket]) {
+    public init(version: Int, root: PartRef, depth: Int, count: Int, entryBytes: Int64, order: SHA256Digest,
+                leaves: [String: Bucket], nodes: [String: Bucket], listing: [ListingBucket], listingIndex: PartRef,
+                listingIndexSince: Int = 0, replaced: [Replaced] = []) {
         self.version = version
         self.root = root
         self.depth = depth
+        self.count = count
+        self.entryBytes = entryBytes
+        self.order = order
         self.leaves = leaves
         self.nodes = nodes
         self.listing = listing
+        self.listingIndex = listingIndex
+        self.listingIndexSince = listingIndexSince
+        self.replaced = replaced
     }
 
     public static let fileName = ".catalog-parts"
-    /// Format 2 added the leaves' counts and sizes and the listing parts' ids digests; a record of
-    /// format 1 is not read (one full build).
-    static let header = "catalog-parts 2"
 
     /// The digest of what a bucket holds: `kind`, `prefix`, then `value` as JSON with sorted keys.
     /// One encoder for a whole build (`Digester`), so a republish pays one encoding an entry.
@@ -106,80 +156,111 @@ public struct CatalogPartIndex: Sendable, Equatable {
         return SHA256.digest(Data(text.utf8))
     }
 
-    /// The digest of a listing part's ids in order.
+    /// The digest of a listing part's ids in order (each id's UTF-8 and a newline, as `OrderDigest`).
     public static func idsDigest<S: Sequence<String>>(_ ids: S) -> SHA256Digest {
-        let d = Digest(.sha256)
-        for id in ids {
-            d.update(Data(id.utf8))
-            d.update(Data([0x0A]))
-        }
-        return SHA256Digest(bytes: d.finalize())
+        let d = OrderDigest()
+        for id in ids { d.add(id) }
+        return d.finalize()
     }
 
-    public func serialized() -> Data {
-        var text = "\(Self.header)\n\(version) \(depth) \(root.digest.hex) \(root.size)\n"
-        text.reserveCapacity(160 * (leaves.count + nodes.count + listing.count))
-        for (prefix, b) in leaves.sorted(by: { $0.key < $1.key }) {
-            text += "L \(prefix) \(b.digest.hex) \(b.part.digest.hex) \(b.part.size) \(b.entries) \(b.bytes)\n"
-        }
-        for (prefix, b) in nodes.sorted(by: { $0.key < $1.key }) { text += "N \(prefix.isEmpty ? "-" : prefix) \(b.digest.hex) \(b.part.digest.hex) \(b.part.size)\n" }
-        for (ids, b) in listing.sorted(by: { $0.key < $1.key }) { text += "S \(ids.hex) \(b.rows.hex) \(b.part.digest.hex) \(b.part.size)\n" }
-        return Data(text.utf8)
-    }
-
-    /// Parses `serialized()`'s text; nil for anything else (a damaged or foreign file is not used).
-    /// Byte by byte: at 100,000 entries the record is about 8 MB, read by every republish.
-    public static func parse(_ data: Data) -> CatalogPartIndex? {
-        let bytes = [UInt8](data)
-        guard bytes.last == 0x0A else { return nil }
-        var lines = bytes.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false)[...]
-        func text(_ s: ArraySlice<UInt8>) -> String { String(decoding: s, as: UTF8.self) }
-        guard lines.count >= 2, text(lines.removeFirst()) == header else { return nil }
-        let head = lines.removeFirst().split(separator: 0x20, omittingEmptySubsequences: false)
-        guard head.count == 4, let version = Int(text(head[0])), let depth = Int(text(head[1])), let rootDigest = SHA256Digest(hex: text(head[2])),
-              let rootSize = Int64(text(head[3])) else { return nil }
-        var index = CatalogPartIndex(version: version, root: PartRef(digest: rootDigest, size: rootSize), depth: depth, leaves: [:], nodes: [:], listing: [:])
-        index.leaves.reserveCapacity(lines.count)
-        for line in lines {
-            let f = line.split(separator: 0x20, omittingEmptySubsequences: false)
-            guard f.count >= 5, f[0].count == 1, let digest = SHA256Digest(hex: text(f[2])), let part = SHA256Digest(hex: text(f[3])),
-                  let size = Int64(text(f[4])), size > 0 else { return nil }
-            let ref = PartRef(digest: part, size: size)
-            let key = text(f[1])
-            switch (f[0].first!, f.count) {
-            case (UInt8(ascii: "L"), 7):
-                guard let entries = Int(text(f[5])), entries > 0, let bytes = Int64(text(f[6])), bytes > 0 else { return nil }
-                index.leaves[key] = Bucket(digest: digest, part: ref, entries: entries, bytes: bytes)
-            case (UInt8(ascii: "N"), 5): index.nodes[key == "-" ? "" : key] = Bucket(digest: digest, part: ref)
-            case (UInt8(ascii: "S"), 5):
-                guard let ids = SHA256Digest(hex: key) else { return nil }
-                index.listing[ids] = ListingBucket(rows: digest, part: ref)
-            default: return nil
-            }
-        }
-        return index
-    }
-
-    /// Every part this record names: the trie's leaves and nodes and the listing parts (not the
-    /// listing index, which the caller has).
+    /// Every part this record names: the trie's leaves and nodes, the listing parts and index.
     public var parts: Set<PartRef> {
-        Set(leaves.values.map(\.part)).union(nodes.values.map(\.part)).union(listing.values.map(\.part))
+        Set(leaves.values.map(\.part)).union(nodes.values.map(\.part)).union(listing.map(\.part)).union([listingIndex])
     }
 
-    /// The tree's index when it describes a top document the tree holds (same version, trie root
-    /// and depth); nil otherwise: a missing, damaged or stale index means a full build, never a
-    /// guess.
+    /// The tree's record when it describes a top document the tree holds (same version, trie root,
+    /// depth and listing index); nil otherwise: a missing, damaged or stale record means a full
+    /// build, never a guess.
     public static func load(tree: String) -> CatalogPartIndex? {
-        guard let data = FileManager.default.contents(atPath: "\(tree)/\(fileName)"), let index = parse(data),
-              let top = PublishedTree(root: tree).readTop(index.version), let parts = top.parts,
-              parts.root == index.root, parts.depth == index.depth else { return nil }
-        return index
+        guard let file = CatalogPartRecordFile.load(tree: tree) else { return nil }
+        return file.index()
     }
 
     public func write(tree: String) throws {
-        try FileIO.writeAtomically(serialized(), to: "\(tree)/\(Self.fileName)")
+        try FileIO.writeAtomically(CatalogPartRecordFile.serialize(self), to: "\(tree)/\(Self.fileName)")
     }
 
     /// True when the tree holds `ref`'s file with its size: a reused part must be there to be named.
     public static func holds(_ ref: PartRef, tree: String) -> Bool { FileIO.fileSize("\(tree)/\(ref.path)") == ref.size }
+
+    /// The hex prefix of `digits` digits a slot number stands for ("" for the root's).
+    public static func prefix(slot: Int, digits: Int) -> String {
+        guard digits > 0 else { return "" }
+        let hex = String(slot, radix: 16)
+        return String(repeating: "0", count: max(0, digits - hex.count)) + hex
+    }
+
+    /// The slot number of a hex prefix (0 for "").
+    public static func slot(prefix: String) -> Int { prefix.isEmpty ? 0 : Int(prefix, radix: 16) ?? -1 }
+}
+
+extension CatalogPartIndex {
+    /// The digest of a catalog's distinct ids in the order they first appear, each id's UTF-8 and a
+    /// newline: whether a republish lists the same corpora in the same order (`order`).
+    public final class OrderDigest {
+        private let digest = Digest(.sha256)
+        private static let newline: [UInt8] = [0x0A]
+
+        public init() {}
+
+        public func add(_ id: String) {
+            var id = id
+            id.withUTF8 { digest.update(UnsafeRawBufferPointer($0)) }
+            Self.newline.withUnsafeBytes { digest.update($0) }
+        }
+
+        public func finalize() -> SHA256Digest { SHA256Digest(bytes: digest.finalize()) }
+
+        /// The digest of `entries`' ids, each where it first appears.
+        public static func of(_ entries: [CatalogEntry]) -> SHA256Digest {
+            let d = OrderDigest()
+            var seen = Set<String>()
+            seen.reserveCapacity(entries.count)
+            for e in entries where seen.insert(e.id).inserted { d.add(e.id) }
+            return d.finalize()
+        }
+    }
+}
+
+extension CatalogPartIndex {
+    /// The record of a version built in full (`CatalogPartition`, `ListingPartition`) after the
+    /// record `last` (nil when there was none to use): a part keeps its `since` where the same
+    /// place named it before, starts at `version` when this build wrote it (`written`: file names
+    /// under `parts/`), and is 0 (unknown) when it was in the tree already. Every part `last`
+    /// named at a place this version names otherwise joins the replaced parts.
+    public static func after(_ last: CatalogPartIndex?, version: Int, parts built: CatalogPartition.Built, listing: ListingPartition.Built,
+                             order: SHA256Digest, written: Set<String>) -> CatalogPartIndex {
+        func since(_ b: Bucket) -> Bucket {
+            guard b.since == 0, written.contains((b.part.path as NSString).lastPathComponent) else { return b }
+            var b = b
+            b.since = version
+            return b
+        }
+        let leaves = built.leaves.mapValues(since), nodes = built.nodes.mapValues(since)
+        let buckets = listing.buckets.map { b -> ListingBucket in
+            guard b.since == 0, written.contains((b.part.path as NSString).lastPathComponent) else { return b }
+            var b = b
+            b.since = version
+            return b
+        }
+        let index = listing.listing.index
+        let indexSince = last?.listingIndex == index ? last!.listingIndexSince : (written.contains((index.path as NSString).lastPathComponent) ? version : 0)
+        var replaced = last?.replaced ?? []
+        if let last {
+            for (prefix, b) in last.leaves where leaves[prefix]?.part != b.part {
+                replaced.append(.init(part: b.part, since: b.since, until: version, place: .leaf(slot: slot(prefix: prefix))))
+            }
+            for (prefix, b) in last.nodes where nodes[prefix]?.part != b.part {
+                replaced.append(.init(part: b.part, since: b.since, until: version, place: .node(level: prefix.count, slot: slot(prefix: prefix))))
+            }
+            let now = Set(buckets.map(\.part))
+            for b in last.listing where !now.contains(b.part) { replaced.append(.init(part: b.part, since: b.since, until: version, place: .listing)) }
+            if last.listingIndex != index {
+                replaced.append(.init(part: last.listingIndex, since: last.listingIndexSince, until: version, place: .listingIndex))
+            }
+        }
+        return CatalogPartIndex(version: version, root: built.parts.root, depth: built.parts.depth, count: built.parts.count,
+                                entryBytes: built.entryBytes, order: order, leaves: leaves, nodes: nodes, listing: buckets,
+                                listingIndex: index, listingIndexSince: indexSince, replaced: replaced)
+    }
 }

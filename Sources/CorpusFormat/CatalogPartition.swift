@@ -17,7 +17,8 @@ public enum CatalogPartition {
     public struct Built: Sendable {
         public var parts: CatalogParts
         public var stored: [PartRef: Data]
-        /// Every leaf and node by prefix, with the digest of what it holds (`CatalogPartIndex`).
+        /// Every leaf and node by prefix, with the digest of what it holds (`CatalogPartIndex`);
+        /// `since` is the record's for a part reused from it, else 0.
         public var leaves: [String: CatalogPartIndex.Bucket] = [:]
         public var nodes: [String: CatalogPartIndex.Bucket] = [:]
         /// Parts named from `reuse` rather than built.
@@ -77,7 +78,7 @@ public enum CatalogPartition {
             let (digest, size) = try digester.digestAndSize(kind: "leaf", prefix: prefix, leaf)
             let ref = try part(digest, recorded: recorded) { .leaf(prefix: prefix, entries: leaf) }
             built.entryBytes += size
-            built.leaves[prefix] = .init(digest: digest, part: ref, entries: sorted.count, bytes: size)
+            built.leaves[prefix] = .init(digest: digest, part: ref, entries: sorted.count, bytes: size, since: recorded?.part == ref ? recorded!.since : 0)
             level[prefix] = ref
         }
         for length in stride(from: depth - 1, through: 0, by: -1) {
@@ -87,8 +88,9 @@ public enum CatalogPartition {
             level = [:]
             for (prefix, children) in parents {
                 let digest = CatalogPartIndex.nodeDigest(prefix: prefix, children: children)
-                let ref = try part(digest, recorded: reuse?.nodes[prefix]) { .node(prefix: prefix, children: children) }
-                built.nodes[prefix] = .init(digest: digest, part: ref)
+                let recorded = reuse?.nodes[prefix]
+                let ref = try part(digest, recorded: recorded) { .node(prefix: prefix, children: children) }
+                built.nodes[prefix] = .init(digest: digest, part: ref, since: recorded?.part == ref ? recorded!.since : 0)
                 level[prefix] = ref
             }
         }

@@ -26,8 +26,9 @@ public enum ListingPartition {
         public var stored: [PartRef: Data]
         /// The listing parts in order.
         public var parts: [ListingPartRef]
-        /// Every listing part by the digest of its ids, with the digest of its rows (`CatalogPartIndex`).
-        public var digests: [SHA256Digest: CatalogPartIndex.ListingBucket] = [:]
+        /// Every listing part in order, with the digests of its ids and rows (`CatalogPartIndex`);
+        /// `since` is the record's for a part reused from it, else 0.
+        public var buckets: [CatalogPartIndex.ListingBucket] = []
         /// Parts named from `reuse` rather than built.
         public var reused = 0
     }
@@ -45,7 +46,7 @@ public enum ListingPartition {
     /// With `previous` too (the record's version's entries), a part whose ids the record has is
     /// compared with them by value and not digested when its entries are the same; otherwise its
     /// rows are digested and looked up by that digest. The index is always built: it is one small part.
-    public static func build(_ entries: [CatalogEntry], target: Int = targetRows, reuse: [SHA256Digest: CatalogPartIndex.ListingBucket] = [:],
+    public static func build(_ entries: [CatalogEntry], target: Int = targetRows, reuse: [CatalogPartIndex.ListingBucket] = [],
                              previous: CatalogPreviousEntries? = nil, holds: (PartRef) -> Bool = { _ in false }) throws -> Built {
         // Entries of one id together, where the id first appears (the order `ChannelSelection` offers in),
         // so a reader picks each id's version from one part. Positions, chained by id: no array an id.
@@ -62,40 +63,44 @@ public enum ListingPartition {
                 first[i] = true
             }
         }
-        let byRows = Dictionary(reuse.values.map { ($0.rows, $0.part) }, uniquingKeysWith: { a, _ in a })
+        let byIDs = Dictionary(reuse.map { ($0.ids, $0) }, uniquingKeysWith: { a, _ in a })
+        let byRows = Dictionary(reuse.map { ($0.rows, $0) }, uniquingKeysWith: { a, _ in a })
         var stored: [PartRef: Data] = [:]
         var refs: [ListingPartRef] = []
         var chunk: [Int] = []
+        var chunkIDs = 0
         var bytes = 0
-        var digests: [SHA256Digest: CatalogPartIndex.ListingBucket] = [:]
+        var buckets: [CatalogPartIndex.ListingBucket] = []
         var reused = 0
         let digester = CatalogPartIndex.Digester()
         func flush() throws {
             guard !chunk.isEmpty else { return }
             let ids = CatalogPartIndex.idsDigest(chunk.lazy.map { entries[$0].id })
             let bucket: CatalogPartIndex.ListingBucket
-            if let previous, let recorded = reuse[ids], previous.unchanged(chunk, of: entries), holds(recorded.part) {
+            if let previous, let recorded = byIDs[ids], previous.unchanged(chunk, of: entries), holds(recorded.part) {
                 bucket = recorded
                 reused += 1
             } else {
                 let rows = chunk.map { ListingRow(entries[$0]) }
                 let digest = try digester.digest(kind: "listing", prefix: "", rows)
-                if let recorded = byRows[digest], holds(recorded) {
-                    bucket = .init(rows: digest, part: recorded)
+                if let recorded = byRows[digest], holds(recorded.part) {
+                    bucket = .init(ids: ids, rows: digest, part: recorded.part, rowCount: chunk.count, idCount: chunkIDs, since: recorded.since)
                     reused += 1
                 } else {
                     let data = try ListingDocument.part(rows).stored()
-                    bucket = .init(rows: digest, part: PartRef(stored: data))
+                    bucket = .init(ids: ids, rows: digest, part: PartRef(stored: data), rowCount: chunk.count, idCount: chunkIDs)
                     stored[bucket.part] = data
                 }
             }
-            digests[ids] = bucket
+            buckets.append(bucket)
             refs.append(ListingPartRef(part: bucket.part, rows: chunk.count))
             chunk = []
+            chunkIDs = 0
             bytes = 0
         }
         for i in entries.indices where first[i] {
             var j = i
+            chunkIDs += 1
             while j >= 0 {
                 chunk.append(j)
                 bytes += ListingRow.textBytes(of: entries[j])
@@ -107,6 +112,6 @@ public enum ListingPartition {
         let index = try ListingDocument.index(refs).stored()
         let indexRef = PartRef(stored: index)
         stored[indexRef] = index
-        return Built(listing: CatalogListing(count: entries.count, index: indexRef), stored: stored, parts: refs, digests: digests, reused: reused)
+        return Built(listing: CatalogListing(count: entries.count, index: indexRef), stored: stored, parts: refs, buckets: buckets, reused: reused)
     }
 }

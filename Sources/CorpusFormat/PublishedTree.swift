@@ -36,44 +36,61 @@ public struct PublishedTree: Sendable {
     /// read through `forEachVersion`, one at a time: what each changed, not every catalog whole.
     /// (Catalog parts go by their own rule: `removeUnreferencedParts`.)
     ///
-    /// `keepParts`, when given, is every part of `keep`'s top document as its writer just built
-    /// them (in memory, not read back): they are not read again to learn which subtrees the
-    /// older versions share with it.
-    public func removeUnreferencedFiles(keep: Catalog, now: Date, keepParts: Set<PartRef>? = nil) -> [String] {
+    /// `current`, when given, is the record of `keep`'s top document as its writer just wrote it:
+    /// the parts an older version shares with it, at the same place, are not read again.
+    public func removeUnreferencedFiles(keep: Catalog, now: Date, current: CatalogPartRecordFile? = nil) -> [String] {
         /// A corpus version, as a pair (no text made for each entry of a large catalog).
         struct Listed: Hashable {
             var id: String
             var version: CorpusVersion
         }
+        // What could go: the files the folders hold. Each entry is then looked up among them, so
+        // nothing is made for each entry of a large catalog (no set of every bundle's path).
+        var candidates = Set<String>()
+        let folders = [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip"), ("deltas", ".delta.zip"), ("payloads", ".age")]
+        for (folder, suffix) in folders {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? [] where name.hasSuffix(suffix) {
+                candidates.insert("\(folder)/\(name)")
+            }
+        }
+        guard !candidates.isEmpty else { return [] }
         var referenced = Set<String>()
-        var listed = Set<Listed>()
         var deltas: [(from: Listed, paths: [String])] = []
+        var kept: [[CatalogEntry]] = []
         func add(_ entries: [CatalogEntry], _ embedders: [CatalogEmbedder]?) {
-            referenced.reserveCapacity(referenced.count + entries.count)
-            listed.reserveCapacity(listed.count + entries.count)
-            for i in entries.indices {
-                referenced.insert(entries[i].bundle.path)
-                if let payload = entries[i].payload { referenced.insert(payload.path) }
-                listed.insert(Listed(id: entries[i].id, version: entries[i].version))
-                for d in entries[i].deltas ?? [] { deltas.append((Listed(id: entries[i].id, version: d.fromVersion), [d.path] + (d.payload.map { [$0.path] } ?? []))) }
+            entries.withUnsafeBufferPointer { entries in
+                for e in entries {
+                    if candidates.contains(e.bundle.path) { referenced.insert(e.bundle.path) }
+                    if let payload = e.payload, candidates.contains(payload.path) { referenced.insert(payload.path) }
+                    for d in e.deltas ?? [] {
+                        let paths = ([d.path] + (d.payload.map { [$0.path] } ?? [])).filter(candidates.contains)
+                        if !paths.isEmpty { deltas.append((Listed(id: e.id, version: d.fromVersion), paths)) }
+                    }
+                }
             }
             for m in embedders ?? [] { referenced.insert(m.artifact.path) }
+            kept.append(entries)
         }
         add(keep.corpora, keep.embedders)
         // The parts of `keep`'s own top document hold the entries just added: not read again.
-        let own = keepParts ?? partsNamed(byTopsOf: readTop(keep.version) == nil ? [] : [keep.version]) ?? []
+        let own: Set<PartRef> = current == nil ? partsNamed(byTopsOf: readTop(keep.version) == nil ? [] : [keep.version]) ?? [] : []
         // A catalog that no longer decodes promises nothing a client can read.
-        forEachVersion(publishedVersions().filter { $0 != keep.version }, skipping: own,
+        forEachVersion(publishedVersions().filter { $0 != keep.version }, skipping: own, current: current,
                        include: { c in c.expiryDate.map { $0 > now } ?? false }) { add($0.entries, $0.header.embedders) }
-        for d in deltas where listed.contains(d.from) { referenced.formUnion(d.paths) }
+        // A delta stays while a kept catalog lists the version it leads from.
+        if !deltas.isEmpty {
+            let from = Set(deltas.map(\.from))
+            var listed = Set<Listed>()
+            for entries in kept {
+                for e in entries where from.contains(Listed(id: e.id, version: e.version)) { listed.insert(Listed(id: e.id, version: e.version)) }
+            }
+            for d in deltas where listed.contains(d.from) { referenced.formUnion(d.paths) }
+        }
         var removed: [String] = []
-        for (folder, suffix) in [("bundles", ".corpus.zip"), ("embedders", ".embedder.zip"), ("deltas", ".delta.zip"), ("payloads", ".age")] {
-            for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? []).sorted() where name.hasSuffix(suffix) {
-                let rel = "\(folder)/\(name)"
-                if !referenced.contains(rel) {
-                    FileIO.remove("\(root)/\(rel)")
-                    removed.append(rel)
-                }
+        for (folder, _) in folders {
+            for rel in candidates.filter({ $0.hasPrefix("\(folder)/") }).sorted() where !referenced.contains(rel) {
+                FileIO.remove("\(root)/\(rel)")
+                removed.append(rel)
             }
         }
         return removed
@@ -145,12 +162,13 @@ public struct PublishedTree: Sendable {
 
     /// Removes the parts (`parts/<sha256>.json.gz`) no retained top document names
     /// (`retainedTopVersions`); nothing when one of those cannot be read through. Returns the
-    /// removed paths, sorted.
-    /// `currentParts`: as for `removeUnreferencedFiles`, every part of version `current`'s top
-    /// document as its writer just built them.
-    public func removeUnreferencedParts(current: Int, now: Date, currentParts: Set<PartRef>? = nil) -> [String] {
+    /// removed paths, sorted. Reads every part name in the tree: what a full build runs, and the
+    /// mirror. `current`: the record of version `current`'s top document as its writer just wrote
+    /// it, whose parts are then not read back.
+    public func removeUnreferencedParts(current: Int, now: Date, record: CatalogPartRecordFile? = nil) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/parts")) ?? []
-        guard !names.isEmpty, let named = partsNamed(byTopsOf: retainedTopVersions(current: current, now: now), known: currentParts ?? []) else { return [] }
+        let known = record.map { $0.version == current ? $0.index().parts : [] } ?? []
+        guard !names.isEmpty, let named = partsNamed(byTopsOf: retainedTopVersions(current: current, now: now), known: known) else { return [] }
         // By digest (the hex a part's name starts with), not by path: no text made for each of the
         // tree's parts (about 56,000 at 100,000 entries).
         let keep = Set(named.lazy.map(\.digest))
@@ -160,6 +178,39 @@ public struct PublishedTree: Sendable {
             let rel = "parts/\(name)"
             FileIO.remove("\(root)/\(rel)")
             removed.append(rel)
+        }
+        return removed.sorted()
+    }
+
+    /// After a republish that looked only at what changed (`CatalogPartUpdate`): removes the parts
+    /// the record's replaced parts list (parts earlier versions named and later ones did not) once
+    /// no retained top document (`retainedTopVersions`) of the versions that named them is left
+    /// and the current version does not name them again, and drops them from the record. Looks at
+    /// those parts only, never at the whole tree: a part no record lists (one a crash left, or
+    /// one named before the record existed) waits for the next full build's
+    /// `removeUnreferencedParts`. Returns the removed paths, sorted.
+    public func removeReplacedParts(current: Int, now: Date) -> [String] {
+        guard var record = CatalogPartRecordFile.load(tree: root), record.version == current else { return [] }
+        let items = record.replaced
+        guard !items.isEmpty else { return [] }
+        let retained = retainedTopVersions(current: current, now: now)
+        let listing = Set((0..<record.listingCount).map { record.listing(at: $0).part })
+        func stillNamed(_ r: CatalogPartIndex.Replaced) -> Bool {
+            if retained.contains(where: { $0 < r.until && $0 >= r.since }) { return true }
+            switch r.place {
+            case .leaf(let slot): return record.names(r.part, level: record.depth, slot: slot)
+            case .node(let level, let slot): return record.names(r.part, level: level, slot: slot)
+            case .listing: return listing.contains(r.part)
+            case .listingIndex: return record.listingIndex == r.part
+            }
+        }
+        // A part goes only when every place and span that named it is gone.
+        let keep = Set(items.filter(stillNamed).map(\.part))
+        var removed = Set<String>()
+        for r in items where !keep.contains(r.part) && removed.insert(r.part.path).inserted { FileIO.remove("\(root)/\(r.part.path)") }
+        if !removed.isEmpty {
+            record.setReplaced(items.filter { keep.contains($0.part) })
+            try? record.write(tree: root)
         }
         return removed.sorted()
     }
@@ -184,13 +235,16 @@ public struct PublishedTree: Sendable {
     /// are the caller's already (the catalog it holds in memory).
     /// `include` picks versions by their signed fields before any part is read: a version left
     /// out shares nothing with the ones after it.
-    public func forEachVersion(_ versions: [Int], skipping: Set<PartRef> = [], include: (Catalog) -> Bool = { _ in true },
-                               _ body: (VersionEntries) -> Void) {
+    ///
+    /// `current`: the record of the version the caller holds in memory (`CatalogPartRecordFile`):
+    /// a part at the place where it names the same part is not read either.
+    public func forEachVersion(_ versions: [Int], skipping: Set<PartRef> = [], current: CatalogPartRecordFile? = nil,
+                               include: (Catalog) -> Bool = { _ in true }, _ body: (VersionEntries) -> Void) {
         var visited = skipping
         for version in versions.sorted(by: >) {
             let top = readTop(version)
             if let top, !include(top) { continue }
-            if let top, let parts = top.parts, let entries = unsharedEntries(parts, visited: &visited) {
+            if let top, let parts = top.parts, let entries = unsharedEntries(parts, visited: &visited, current: current?.depth == parts.depth ? current : nil) {
                 body(VersionEntries(version: version, header: top, entries: entries))
                 continue
             }
@@ -202,15 +256,16 @@ public struct PublishedTree: Sendable {
 
     /// The entries of the subtrees of `parts` not in `visited`, which gains them; nil (and
     /// `visited` unchanged) when a part is missing or does not match its reference.
-    private func unsharedEntries(_ parts: CatalogParts, visited: inout Set<PartRef>) -> [CatalogEntry]? {
+    private func unsharedEntries(_ parts: CatalogParts, visited: inout Set<PartRef>, current: CatalogPartRecordFile?) -> [CatalogEntry]? {
         var added = Set<PartRef>()
         var entries: [CatalogEntry] = []
-        var stack = [parts.root]
-        while let ref = stack.popLast() {
-            guard !visited.contains(ref), added.insert(ref).inserted else { continue }
+        // Each part with its place: level (prefix digits) and slot.
+        var stack = [(ref: parts.root, level: 0, slot: 0)]
+        while let (ref, level, slot) = stack.popLast() {
+            guard !visited.contains(ref), current?.names(ref, level: level, slot: slot) != true, added.insert(ref).inserted else { continue }
             guard ref.size <= CatalogPart.maxStoredBytes, let stored = FileManager.default.contents(atPath: "\(root)/\(ref.path)"),
                   let part = try? CatalogPart.decode(stored: stored, ref: ref) else { return nil }
-            stack.append(contentsOf: (part.children ?? [:]).values)
+            for (digit, child) in part.children ?? [:] { stack.append((child, level + 1, slot << 4 | (Int(digit, radix: 16) ?? 0))) }
             entries.append(contentsOf: part.entries ?? [])
         }
         visited.formUnion(added)

@@ -152,8 +152,7 @@ public enum TreePublisher {
                                                               expiresIn: TimestampWriter.defaultExpiry) }
         }
 
-        let removed = PublishedTree(root: output).removeUnreferencedFiles(keep: catalog, now: now, keepParts: parts.named)
-        let partsRemoved = PublishedTree(root: output).removeUnreferencedParts(current: catalog.version, now: now, currentParts: parts.named)
+        let (removed, partsRemoved) = CatalogPartWriter.removeUnreferenced(after: parts, keep: catalog, tree: output, now: now)
         return PublishSummary(catalog: catalog, built: prepared.filter { !$0.reused }.map(\.entry.id),
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),

@@ -61,7 +61,16 @@ import CorpusTestSupport
         let fullParts = try Self.parts(full.path)
         let incrementalParts = try Self.parts(incremental.path)
         for (name, bytes) in fullParts { #expect(incrementalParts[name] == bytes, "part \(name)") }
-        #expect(CatalogPartIndex.load(tree: incremental.path) == CatalogPartIndex.load(tree: full.path))
+        // The same buckets; only when each place started naming its part (and what it replaced) differ.
+        func buckets(_ tree: String) throws -> CatalogPartIndex {
+            var r = try #require(CatalogPartIndex.load(tree: tree))
+            r.leaves = r.leaves.mapValues { var b = $0; b.since = 0; return b }
+            r.nodes = r.nodes.mapValues { var b = $0; b.since = 0; return b }
+            r.listing = r.listing.map { var b = $0; b.since = 0; return b }
+            (r.listingIndexSince, r.replaced) = (0, [])
+            return r
+        }
+        #expect(try buckets(incremental.path) == buckets(full.path))
     }
 
     /// A record that does not describe a top document the tree holds is not used (a full build
