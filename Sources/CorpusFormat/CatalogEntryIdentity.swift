@@ -43,7 +43,11 @@ extension CatalogEntry {
     public static let fieldsComparedExactly = 18
 
     static func sameUTF8(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
+        // Borrowed, not copied: a native string's bytes are read in place (`withUTF8` needs a
+        // mutable copy, a retain and a release a field, a fifth of a republish's comparison).
+        if let same = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+        }), let same { return same }
+        return a.utf8.elementsEqual(b.utf8)
     }
 }

@@ -177,7 +177,7 @@ public struct CatalogPartIndex: Sendable, Equatable {
     }
 
     public func write(tree: String) throws {
-        try FileIO.writeAtomically(CatalogPartRecordFile.serialize(self), to: "\(tree)/\(Self.fileName)")
+        try CatalogPartRecordFile(self).write(tree: tree)
     }
 
     /// True when the tree holds `ref`'s file with its size: a reused part must be there to be named.

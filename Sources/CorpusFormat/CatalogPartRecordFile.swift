@@ -30,6 +30,11 @@ public struct CatalogPartRecordFile: Sendable {
               data.count == replacedOffset + replacedCount * Self.replacedSize else { return nil }
     }
 
+    /// The bytes of `index`.
+    public init(_ index: CatalogPartIndex) {
+        data = Self.serialize(index)
+    }
+
     /// The tree's record when it describes a top document the tree holds (same version, trie root,
     /// depth and listing index); nil otherwise.
     public static func load(tree: String) -> CatalogPartRecordFile? {

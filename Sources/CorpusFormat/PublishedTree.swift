@@ -54,17 +54,24 @@ public struct PublishedTree: Sendable {
             }
         }
         guard !candidates.isEmpty else { return [] }
+        // A first look by a number read from each path's bytes in place (no string hashed): only
+        // a path whose number a file has is looked up among the files.
+        let keys = Set(candidates.map(Self.quickKey))
+        func held(_ path: String) -> Bool { keys.contains(Self.quickKey(path)) && candidates.contains(path) }
         var referenced = Set<String>()
         var deltas: [(from: Listed, paths: [String])] = []
         var kept: [[CatalogEntry]] = []
         func add(_ entries: [CatalogEntry], _ embedders: [CatalogEmbedder]?) {
+            // By position, each field borrowed: `for e in entries` copied each entry, a retain and
+            // a release of every string in it.
             entries.withUnsafeBufferPointer { entries in
-                for e in entries {
-                    if candidates.contains(e.bundle.path) { referenced.insert(e.bundle.path) }
-                    if let payload = e.payload, candidates.contains(payload.path) { referenced.insert(payload.path) }
-                    for d in e.deltas ?? [] {
-                        let paths = ([d.path] + (d.payload.map { [$0.path] } ?? [])).filter(candidates.contains)
-                        if !paths.isEmpty { deltas.append((Listed(id: e.id, version: d.fromVersion), paths)) }
+                for i in entries.indices {
+                    if held(entries[i].bundle.path) { referenced.insert(entries[i].bundle.path) }
+                    if entries[i].payload != nil, let payload = entries[i].payload, held(payload.path) { referenced.insert(payload.path) }
+                    guard entries[i].deltas != nil, let list = entries[i].deltas else { continue }
+                    for d in list {
+                        let paths = ([d.path] + (d.payload.map { [$0.path] } ?? [])).filter(held)
+                        if !paths.isEmpty { deltas.append((Listed(id: entries[i].id, version: d.fromVersion), paths)) }
                     }
                 }
             }
@@ -94,6 +101,17 @@ public struct PublishedTree: Sendable {
             }
         }
         return removed
+    }
+
+    /// A number from a path's bytes: its length and the eight bytes 20 from its end (inside the
+    /// SHA-256 hex of a bundle, delta, payload or artifact name), read in place. Equal paths have
+    /// equal numbers; that is all `removeUnreferencedFiles` relies on.
+    static func quickKey(_ path: String) -> UInt64 {
+        path.utf8.withContiguousStorageIfAvailable { b -> UInt64 in
+            var key = UInt64(b.count)
+            for i in max(0, b.count - 20) ..< max(0, b.count - 12) { key = key &* 31 &+ UInt64(b[i]) }
+            return key
+        } ?? UInt64(path.utf8.count)
     }
 
     /// The versions whose top documents keep their parts: `current`, the newest older version
@@ -206,9 +224,13 @@ public struct PublishedTree: Sendable {
         }
         // A part goes only when every place and span that named it is gone.
         let keep = Set(items.filter(stillNamed).map(\.part))
-        var removed = Set<String>()
-        for r in items where !keep.contains(r.part) && removed.insert(r.part.path).inserted { FileIO.remove("\(root)/\(r.part.path)") }
-        if !removed.isEmpty {
+        var removed = Set<String>(), dropped = false
+        for r in items where !keep.contains(r.part) {
+            dropped = true
+            // A part a full build's collection took already is dropped from the record, not reported.
+            if FileIO.exists("\(root)/\(r.part.path)"), removed.insert(r.part.path).inserted { FileIO.remove("\(root)/\(r.part.path)") }
+        }
+        if dropped {
             record.setReplaced(items.filter { keep.contains($0.part) })
             try? record.write(tree: root)
         }

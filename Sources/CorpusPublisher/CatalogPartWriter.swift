@@ -69,9 +69,10 @@ public enum CatalogPartWriter {
         let record = CatalogPartIndex.after(reuse, version: top.version, parts: built, listing: listing,
                                             order: CatalogPartIndex.OrderDigest.of(catalog.corpora),
                                             written: Set(written.map { String($0.dropFirst("parts/".count)) }))
-        try record.write(tree: tree)
+        let recordFile = CatalogPartRecordFile(record)
+        try recordFile.write(tree: tree)
         return Written(top: top, signedBytes: bytes, parts: written, reused: built.reused + listing.reused, entryBytes: built.entryBytes,
-                       record: CatalogPartRecordFile(CatalogPartRecordFile.serialize(record))!, comparedWithPrevious: previous != nil, updated: false)
+                       record: recordFile, comparedWithPrevious: previous != nil, updated: false)
     }
 
     /// The garbage collection after a publish (once the pointer names `keep`): the bundles,
