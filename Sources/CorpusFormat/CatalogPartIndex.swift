@@ -222,6 +222,13 @@ extension CatalogPartIndex {
     }
 }
 
+/// `value` with `change` applied.
+private func modify<T>(_ value: T, _ change: (inout T) -> Void) -> T {
+    var value = value
+    change(&value)
+    return value
+}
+
 extension CatalogPartIndex {
     /// The record of a version built in full (`CatalogPartition`, `ListingPartition`) after the
     /// record `last` (nil when there was none to use): a part keeps its `since` where the same
@@ -230,21 +237,14 @@ extension CatalogPartIndex {
     /// named at a place this version names otherwise joins the replaced parts.
     public static func after(_ last: CatalogPartIndex?, version: Int, parts built: CatalogPartition.Built, listing: ListingPartition.Built,
                              order: SHA256Digest, written: Set<String>) -> CatalogPartIndex {
-        func since(_ b: Bucket) -> Bucket {
-            guard b.since == 0, written.contains((b.part.path as NSString).lastPathComponent) else { return b }
-            var b = b
-            b.since = version
-            return b
+        func since(_ part: PartRef, _ since: Int) -> Int {
+            since == 0 && written.contains((part.path as NSString).lastPathComponent) ? version : since
         }
-        let leaves = built.leaves.mapValues(since), nodes = built.nodes.mapValues(since)
-        let buckets = listing.buckets.map { b -> ListingBucket in
-            guard b.since == 0, written.contains((b.part.path as NSString).lastPathComponent) else { return b }
-            var b = b
-            b.since = version
-            return b
-        }
+        let leaves = built.leaves.mapValues { b in modify(b) { $0.since = since(b.part, b.since) } }
+        let nodes = built.nodes.mapValues { b in modify(b) { $0.since = since(b.part, b.since) } }
+        let buckets = listing.buckets.map { b in modify(b) { $0.since = since(b.part, b.since) } }
         let index = listing.listing.index
-        let indexSince = last?.listingIndex == index ? last!.listingIndexSince : (written.contains((index.path as NSString).lastPathComponent) ? version : 0)
+        let indexSince = since(index, last?.listingIndex == index ? last!.listingIndexSince : 0)
         var replaced = last?.replaced ?? []
         if let last {
             for (prefix, b) in last.leaves where leaves[prefix]?.part != b.part {

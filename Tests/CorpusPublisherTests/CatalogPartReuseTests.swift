@@ -38,6 +38,17 @@ import CorpusTestSupport
         try Data(contentsOf: URL(fileURLWithPath: "\(tree)/\(TreeLayout.topPath(version: version))"))
     }
 
+    /// The tree's record with what only its history sets cleared: since when each place named its
+    /// part, and the parts it replaced. Two trees of the same catalog have the same buckets.
+    static func buckets(_ tree: String) throws -> CatalogPartIndex {
+        var r = try #require(CatalogPartIndex.load(tree: tree))
+        r.leaves = r.leaves.mapValues { var b = $0; b.since = 0; return b }
+        r.nodes = r.nodes.mapValues { var b = $0; b.since = 0; return b }
+        r.listing = r.listing.map { var b = $0; b.since = 0; return b }
+        (r.listingIndexSince, r.replaced) = (0, [])
+        return r
+    }
+
     @Test func aRepublishAfterOneChangeBuildsOnlyItsPartsAndWritesWhatAFullBuildWrites() throws {
         let key = try SecretKey.generate()
         let incremental = try Self.tree("reuse"), full = try Self.tree("full")
@@ -61,16 +72,7 @@ import CorpusTestSupport
         let fullParts = try Self.parts(full.path)
         let incrementalParts = try Self.parts(incremental.path)
         for (name, bytes) in fullParts { #expect(incrementalParts[name] == bytes, "part \(name)") }
-        // The same buckets; only when each place started naming its part (and what it replaced) differ.
-        func buckets(_ tree: String) throws -> CatalogPartIndex {
-            var r = try #require(CatalogPartIndex.load(tree: tree))
-            r.leaves = r.leaves.mapValues { var b = $0; b.since = 0; return b }
-            r.nodes = r.nodes.mapValues { var b = $0; b.since = 0; return b }
-            r.listing = r.listing.map { var b = $0; b.since = 0; return b }
-            (r.listingIndexSince, r.replaced) = (0, [])
-            return r
-        }
-        #expect(try buckets(incremental.path) == buckets(full.path))
+        #expect(try Self.buckets(incremental.path) == Self.buckets(full.path))
     }
 
     /// A record that does not describe a top document the tree holds is not used (a full build
