@@ -131,10 +131,10 @@ for n in "${sizes[@]}"; do
 done
 first=${sizes[0]}; last=${sizes[${#sizes[@]}-1]}
 # The figures that must not grow with the catalog, largest size against smallest (goal: within 2x).
-# A first whole `corpus catalog` lists every row, so its bytes grow with the catalog by nature;
-# its time to the first row and its memory must not.
+# A first whole `corpus catalog` fetches every listing row once, so its bytes grow with the catalog
+# by nature; its memory must not, and its first row has the absolute goal of one second.
 if [ "$first" != "$last" ]; then
-  vs() { printf 'RESULT\tcatalog %s vs %s: %s\t%s\t%s\t%s\t%s\t<=2x\n' "$last" "$first" "$1" "$2" "$3" "$4" "$(ratio "$2" "$4")"; }
+  vs() { printf 'RESULT\tcatalog %s vs %s: %s\t%s\t%s\t%s\t%s\t%s\n' "$last" "$first" "$1" "$2" "$3" "$4" "$(ratio "$2" "$4")" "${5:-<=2x}"; }
   for what in noop change1 change100 install; do
     read -r ab ar <<< "${fig[parts,$last,$what]}"; read -r bb br <<< "${fig[parts,$first,$what]}"
     vs "$what bytes" "$ab" B "$bb"
@@ -143,7 +143,8 @@ if [ "$first" != "$last" ]; then
   vs "client peak RSS (sync after one change)" "${fig[parts,$last,rss]}" KB "${fig[parts,$first,rss]}"
   vs "catalog write after one change" "${fig[parts,$last,publish1]}" s "${fig[parts,$first,publish1]}"
   if [ "$last" -le "${CATALOG_BENCH_LISTING_MAX:-100000}" ]; then
-    vs "first catalog: first row" "${fig[parts,$last,browse_first]}" s "${fig[parts,$first,browse_first]}"
+    # Its goal is absolute (the first row within a second at every size: the browse_first lines).
+    vs "first catalog: first row" "${fig[parts,$last,browse_first]}" s "${fig[parts,$first,browse_first]}" -
     vs "first catalog: peak RSS" "${fig[parts,$last,browse_rss]}" KB "${fig[parts,$first,browse_rss]}"
   fi
 fi
