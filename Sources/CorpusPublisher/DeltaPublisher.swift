@@ -20,7 +20,6 @@ struct DeltaPublisher {
     let key: SecretKey
     let trustedKeys: [PublicKey]
     let bases: Int
-    let now: Date
 
     /// A published version of a corpus an unexpired catalog of the tree lists.
     struct Published: Equatable {
@@ -33,19 +32,6 @@ struct DeltaPublisher {
     struct Staged {
         var ref: DeltaRef
         var staged: String?
-    }
-
-    /// Per corpus id, the versions unexpired catalogs of the tree list, newest version first.
-    static func published(tree: String, now: Date) -> [String: [Published]] {
-        var out: [String: [Published]] = [:]
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: "\(tree)/catalogs")) ?? []) where name.hasSuffix(".json") {
-            guard let data = FileManager.default.contents(atPath: "\(tree)/catalogs/\(name)"), let c = try? Catalog.decode(data),
-                  let expiry = c.expiryDate, expiry > now else { continue }
-            for e in c.corpora where !(out[e.id] ?? []).contains(where: { $0.version == e.version }) {
-                out[e.id, default: []].append(Published(version: e.version, content: e.content, bundle: e.bundle))
-            }
-        }
-        return out.mapValues { $0.sorted { $0.version > $1.version } }
     }
 
     /// The deltas to list for `target` (a bundle at `targetPath`, the version `manifest` names), from

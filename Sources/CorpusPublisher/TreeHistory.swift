@@ -26,8 +26,11 @@ struct TreeHistory {
     /// what the catalog writer compares the next version's entries with (`CatalogPreviousEntries`,
     /// tied to that version and trie root), read here anyway.
     private(set) var newestEntries: CatalogPreviousEntries?
+    /// Per corpus id, the versions the catalogs unexpired at `now` list, newest version first: what
+    /// a new version's deltas may lead from (`DeltaPublisher`), gathered in the same read.
+    private(set) var deltaBases: [String: [DeltaPublisher.Published]] = [:]
 
-    static func load(tree: String) throws -> TreeHistory {
+    static func load(tree: String, now: Date = Date()) throws -> TreeHistory {
         var history = TreeHistory()
         let pointerPath = "\(tree)/\(TreeLayout.pointer)"
         if let data = FileManager.default.contents(atPath: pointerPath) {
@@ -50,13 +53,18 @@ struct TreeHistory {
             if first, let parts = v.header.parts { history.newestEntries = CatalogPreviousEntries(version: v.version, root: parts.root, entries: v.entries) }
             first = false
             if newestID == nil { newestID = v.header.id }
+            let unexpired = v.header.expiryDate.map { $0 > now } ?? false
             for e in v.entries {
+                if unexpired, !(history.deltaBases[e.id] ?? []).contains(where: { $0.version == e.version }) {
+                    history.deltaBases[e.id, default: []].append(.init(version: e.version, content: e.content, bundle: e.bundle))
+                }
                 if history.corpora[e.id]?[e.version] == nil { history.corpora[e.id, default: [:]][e.version] = (e.content, v.version) }
                 if e.rollout == nil, history.current[e.id]?[e.channelName]?[e.version] == nil {
                     history.current[e.id, default: [:]][e.channelName, default: [:]][e.version] = v.version
                 }
             }
         }
+        history.deltaBases = history.deltaBases.mapValues { $0.sorted { $0.version > $1.version } }
         if history.catalogID == nil { history.catalogID = newestID }
         return history
     }

@@ -65,6 +65,18 @@ import CorpusTestSupport
         #expect(f.events.contains { if case .delta(_, "1", _, _, true, true) = $0 { return true } else { return false } })
     }
 
+    /// A version over the clients' flat cap has its top document only (format.md "No flat catalog
+    /// over the clients' cap"): the versions a delta leads from are read through its parts, the
+    /// same read the history check makes, not from flat catalogs it does not have.
+    @Test func aVersionWithoutAFlatCatalogStillGetsADeltaFromIt() throws {
+        let f = try Fixture()
+        try f.publish(1)
+        FileIO.remove("\(f.tree)/\(TreeLayout.catalogPath(version: 1))")
+        FileIO.remove("\(f.tree)/\(TreeLayout.catalogPath(version: 1)).minisig")
+        let catalog = try f.publish(2, changed: [4])
+        #expect(catalog.corpora[0].deltas?.map(\.fromVersion.description) == ["1"])
+    }
+
     @Test func theLastKVersionsGetDeltasAndNoneWithKZero() throws {
         let f = try Fixture()
         for v in 1...4 { try f.publish(v, changed: [v], bases: 2) }
