@@ -163,11 +163,6 @@ public struct CatalogPartIndex: Sendable, Equatable {
         return d.finalize()
     }
 
-    /// Every part this record names: the trie's leaves and nodes, the listing parts and index.
-    public var parts: Set<PartRef> {
-        Set(leaves.values.map(\.part)).union(nodes.values.map(\.part)).union(listing.map(\.part)).union([listingIndex])
-    }
-
     /// The tree's record when it describes a top document the tree holds (same version, trie root,
     /// depth and listing index); nil otherwise: a missing, damaged or stale record means a full
     /// build, never a guess.

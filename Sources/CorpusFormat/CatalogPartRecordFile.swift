@@ -172,7 +172,7 @@ public struct CatalogPartRecordFile: Sendable {
     public mutating func setReplaced(_ items: [CatalogPartIndex.Replaced]) {
         data.removeSubrange(data.startIndex + replacedOffset ..< data.endIndex)
         setInt(96, items.count)
-        data.append(Self.encode(items))
+        Self.append(items, to: &data)
     }
 
     // MARK: whole records
@@ -197,8 +197,8 @@ public struct CatalogPartRecordFile: Sendable {
     public static func serialize(_ index: CatalogPartIndex) -> Data {
         var out = Data(magic)
         out.reserveCapacity(headerSize + index.leaves.count * leafSize + index.nodes.count * nodeSize + index.listing.count * listingSize)
-        func int(_ v: Int) { withUnsafeBytes(of: Int64(v).littleEndian) { out.append(contentsOf: $0) } }
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { out.append(contentsOf: $0) } }
+        func int(_ v: Int) { append(int: v, to: &out) }
+        func u32(_ v: Int) { append(u32: v, to: &out) }
         func digest(_ d: SHA256Digest) { out.append(contentsOf: d.bytes) }
         for v in [index.version, index.depth, index.count, Int(index.entryBytes), Int(index.root.size), Int(index.listingIndex.size),
                   index.listingIndexSince, index.leaves.count, index.nodes.count, index.listing.count, index.replaced.count] { int(v) }
@@ -214,15 +214,18 @@ public struct CatalogPartRecordFile: Sendable {
         for b in index.listing {
             u32(b.rowCount); u32(b.idCount); int(b.since); int(Int(b.part.size)); digest(b.ids); digest(b.rows); digest(b.part.digest)
         }
-        out.append(encode(index.replaced))
+        append(index.replaced, to: &out)
         return out
     }
 
-    static func encode(_ items: [CatalogPartIndex.Replaced]) -> Data {
-        var out = Data()
-        out.reserveCapacity(items.count * replacedSize)
-        func int(_ v: Int) { withUnsafeBytes(of: Int64(v).littleEndian) { out.append(contentsOf: $0) } }
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { out.append(contentsOf: $0) } }
+    private static func append(int v: Int, to out: inout Data) { withUnsafeBytes(of: Int64(v).littleEndian) { out.append(contentsOf: $0) } }
+    private static func append(u32 v: Int, to out: inout Data) { withUnsafeBytes(of: UInt32(v).littleEndian) { out.append(contentsOf: $0) } }
+
+    /// Appends the replaced parts' records.
+    static func append(_ items: [CatalogPartIndex.Replaced], to out: inout Data) {
+        out.reserveCapacity(out.count + items.count * replacedSize)
+        func int(_ v: Int) { append(int: v, to: &out) }
+        func u32(_ v: Int) { append(u32: v, to: &out) }
         for r in items {
             switch r.place {
             case .leaf(let slot): u32(0); u32(0); int(slot)
@@ -232,7 +235,6 @@ public struct CatalogPartRecordFile: Sendable {
             }
             int(r.since); int(r.until); int(Int(r.part.size)); out.append(contentsOf: r.part.digest.bytes)
         }
-        return out
     }
 
     private enum Order { case less, equal, greater }
@@ -252,6 +254,16 @@ public struct CatalogPartRecordFile: Sendable {
 }
 
 extension CatalogPartRecordFile {
+    /// Every part this record names: the trie's leaves and nodes, the listing parts and index.
+    public var parts: Set<PartRef> {
+        var parts = Set<PartRef>(minimumCapacity: leafCount + nodeCount + listingCount + 1)
+        for i in 0..<leafCount { parts.insert(leaf(at: i).bucket.part) }
+        for i in 0..<nodeCount { parts.insert(node(at: i).bucket.part) }
+        for i in 0..<listingCount { parts.insert(listing(at: i).part) }
+        parts.insert(listingIndex)
+        return parts
+    }
+
     /// True when the record names `ref` at the place `level` (prefix digits) and `slot`: a leaf at
     /// the trie's depth, a node above it.
     public func names(_ ref: PartRef, level: Int, slot: Int) -> Bool {

@@ -67,8 +67,8 @@ public struct PublishedTree: Sendable {
             entries.withUnsafeBufferPointer { entries in
                 for i in entries.indices {
                     if held(entries[i].bundle.path) { referenced.insert(entries[i].bundle.path) }
-                    if entries[i].payload != nil, let payload = entries[i].payload, held(payload.path) { referenced.insert(payload.path) }
-                    guard entries[i].deltas != nil, let list = entries[i].deltas else { continue }
+                    if let payload = entries[i].payload, held(payload.path) { referenced.insert(payload.path) }
+                    guard let list = entries[i].deltas else { continue }
                     for d in list {
                         let paths = ([d.path] + (d.payload.map { [$0.path] } ?? [])).filter(held)
                         if !paths.isEmpty { deltas.append((Listed(id: entries[i].id, version: d.fromVersion), paths)) }
@@ -185,7 +185,7 @@ public struct PublishedTree: Sendable {
     /// it, whose parts are then not read back.
     public func removeUnreferencedParts(current: Int, now: Date, record: CatalogPartRecordFile? = nil) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(root)/parts")) ?? []
-        let known = record.map { $0.version == current ? $0.index().parts : [] } ?? []
+        let known = record.map { $0.version == current ? $0.parts : [] } ?? []
         guard !names.isEmpty, let named = partsNamed(byTopsOf: retainedTopVersions(current: current, now: now), known: known) else { return [] }
         // By digest (the hex a part's name starts with), not by path: no text made for each of the
         // tree's parts (about 56,000 at 100,000 entries).
@@ -207,8 +207,11 @@ public struct PublishedTree: Sendable {
     /// those parts only, never at the whole tree: a part no record lists (one a crash left, or
     /// one named before the record existed) waits for the next full build's
     /// `removeUnreferencedParts`. Returns the removed paths, sorted.
-    public func removeReplacedParts(current: Int, now: Date) -> [String] {
-        guard var record = CatalogPartRecordFile.load(tree: root), record.version == current else { return [] }
+    ///
+    /// `record`: the record the writer just wrote for the current version (not read back).
+    public func removeReplacedParts(record: CatalogPartRecordFile, now: Date) -> [String] {
+        var record = record
+        let current = record.version
         let items = record.replaced
         guard !items.isEmpty else { return [] }
         let retained = retainedTopVersions(current: current, now: now)

@@ -82,7 +82,7 @@ public enum CatalogPartWriter {
     public static func removeUnreferenced(after written: Written, keep: Catalog, tree: String, now: Date) -> (files: [String], parts: [String]) {
         let published = PublishedTree(root: tree)
         let files = published.removeUnreferencedFiles(keep: keep, now: now, current: written.record)
-        if written.updated { return (files, published.removeReplacedParts(current: keep.version, now: now)) }
+        if written.updated { return (files, published.removeReplacedParts(record: written.record, now: now)) }
         return (files, published.removeUnreferencedParts(current: keep.version, now: now, record: written.record))
     }
 

@@ -54,28 +54,24 @@ import CorpusTestSupport
         #expect(replaced.filter { if case .leaf = $0.place { true } else { false } }.count == 1)
         #expect(replaced.filter { if case .node = $0.place { true } else { false } }.count == depth)
         #expect(replaced.contains { $0.place == .listingIndex })
-        #expect(Set(replaced.map(\.part)).isDisjoint(with: record.parts))
+        #expect(Set(replaced.map(\.part)).isDisjoint(with: try #require(CatalogPartRecordFile.load(tree: tree.path)).parts))
 
-        // Another order: built in full, and still what a full build writes.
-        previous = CatalogPreviousEntries(version: 2, root: try #require(written.top.parts).root, entries: changed)
-        let reordered = Array(changed.reversed())
-        let third = try CatalogPartWriter.write(Reuse.catalog(reordered, version: 3), key: key, tree: tree.path, previous: previous)
-        #expect(!third.updated)
-        try Self.expectSameAsFullBuild(Reuse.catalog(reordered, version: 3), key: key, tree: tree.path)
-
-        // A corpus added: built in full.
-        previous = CatalogPreviousEntries(version: 3, root: try #require(third.top.parts).root, entries: reordered)
-        let added = reordered + [generatedEntry(Reuse.count + 7)]
-        let fourth = try CatalogPartWriter.write(Reuse.catalog(added, version: 4), key: key, tree: tree.path, previous: previous)
-        #expect(!fourth.updated)
-        try Self.expectSameAsFullBuild(Reuse.catalog(added, version: 4), key: key, tree: tree.path)
-
-        // A corpus removed: built in full.
-        previous = CatalogPreviousEntries(version: 4, root: try #require(fourth.top.parts).root, entries: added)
-        let removed = Array(added.dropFirst())
-        let fifth = try CatalogPartWriter.write(Reuse.catalog(removed, version: 5), key: key, tree: tree.path, previous: previous)
-        #expect(!fifth.updated)
-        try Self.expectSameAsFullBuild(Reuse.catalog(removed, version: 5), key: key, tree: tree.path)
+        // Another order, a corpus added, a corpus removed: each built in full, and still what a
+        // full build writes.
+        var (last, top) = (changed, try #require(written.top.parts).root)
+        let steps: [(String, ([CatalogEntry]) -> [CatalogEntry])] = [
+            ("another order", { Array($0.reversed()) }),
+            ("a corpus added", { $0 + [generatedEntry(Reuse.count + 7)] }),
+            ("a corpus removed", { Array($0.dropFirst()) }),
+        ]
+        for (version, (what, step)) in zip(3..., steps) {
+            previous = CatalogPreviousEntries(version: version - 1, root: top, entries: last)
+            let next = step(last)
+            let full = try CatalogPartWriter.write(Reuse.catalog(next, version: version), key: key, tree: tree.path, previous: previous)
+            #expect(!full.updated, "\(what)")
+            try Self.expectSameAsFullBuild(Reuse.catalog(next, version: version), key: key, tree: tree.path)
+            (last, top) = (next, try #require(full.top.parts).root)
+        }
     }
 
     /// A leaf part the record names but the tree lost (or holds altered) cannot be read for the
