@@ -43,16 +43,24 @@ printf 'corpussync (%s) unstable; urgency=medium\n\n  * Release %s; what changed
 # Depends, from the libraries the binaries load.
 # As dpkg-shlibdeps: the binaries' own NEEDED entries (not what those libraries load in turn: their
 # packages depend on that), each found where ldd resolves it.
+# Each listing is read whole before it is searched: an awk that exits at its first match closes the
+# pipe while ldconfig may still be writing, ldconfig dies of SIGPIPE, and under pipefail that
+# silently dropped a dependency on a loaded machine.
 libraries() {
+  local cache resolved soname
+  cache=$(ldconfig -p)
   for b in "$bin/corpus" "$bin/corpusd"; do
+    resolved=$(ldd "$b")
     for soname in $(objdump -p "$b" | awk '$1 == "NEEDED" {print $2}'); do
-      ldd "$b" | awk -v s="$soname" '$1 == s && $3 ~ /^\// {print $3; exit}'
+      awk -v s="$soname" '$1 == s && $3 ~ /^\// {print $3; exit}' <<<"$resolved"
     done
   done
   for soname in libcurl.so.4 libopenblas.so.0; do
-    ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64/ {print $NF; exit}'
+    awk -v s="$soname" '$1 == s && /x86-64/ {print $NF; exit}' <<<"$cache"
   done
 }
+# A command substitution, not a process substitution: a failure in libraries stops the script.
+libs=$(libraries | sort -u)
 declare -A deps=()
 while read -r lib; do
   [ -n "$lib" ] || continue
@@ -80,7 +88,7 @@ while read -r lib; do
     upstream=${installed#*:}; upstream=${upstream%-*}
     deps[$pkg]="$pkg (>= $upstream)"
   fi
-done < <(libraries | sort -u)
+done <<<"$libs"
 depends=$(printf '%s\n' "${deps[@]}" | sort -u | paste -sd, | sed 's/,/, /g')
 
 install -d "$root/DEBIAN"
