@@ -280,18 +280,37 @@ public struct PublishedTree: Sendable {
     }
 
     /// The entries of the subtrees of `parts` not in `visited`, which gains them; nil (and
-    /// `visited` unchanged) when a part is missing or does not match its reference.
+    /// `visited` unchanged) when a part is missing or does not match its reference. Read a level
+    /// at a time, each level's parts inflated and decoded on every core: reading the 6,000 parts
+    /// of a 100,000-entry catalog one at a time was a sixth of a republish.
     private func unsharedEntries(_ parts: CatalogParts, visited: inout Set<PartRef>, current: CatalogPartRecordFile?) -> [CatalogEntry]? {
         var added = Set<PartRef>()
         var entries: [CatalogEntry] = []
-        // Each part with its place: level (prefix digits) and slot.
-        var stack = [(ref: parts.root, level: 0, slot: 0)]
-        while let (ref, level, slot) = stack.popLast() {
-            guard !visited.contains(ref), current?.names(ref, level: level, slot: slot) != true, added.insert(ref).inserted else { continue }
-            guard ref.size <= CatalogPart.maxStoredBytes, let stored = FileManager.default.contents(atPath: "\(root)/\(ref.path)"),
-                  let part = try? CatalogPart.decode(stored: stored, ref: ref) else { return nil }
-            for (digit, child) in part.children ?? [:] { stack.append((child, level + 1, slot << 4 | (Int(digit, radix: 16) ?? 0))) }
-            entries.append(contentsOf: part.entries ?? [])
+        let root = self.root
+        // Each part with its slot at its level (prefix digits).
+        var level = [(ref: parts.root, slot: 0)]
+        var depth = 0
+        while !level.isEmpty {
+            var wanted: [(ref: PartRef, slot: Int)] = []
+            for p in level where !visited.contains(p.ref) && current?.names(p.ref, level: depth, slot: p.slot) != true && added.insert(p.ref).inserted {
+                wanted.append(p)
+            }
+            let read = Workers.Slots<CatalogPart>(count: wanted.count)
+            let refs = wanted.map(\.ref)
+            Workers.forEach(refs.count, width: refs.count >= 16 ? Workers.all : 1) { i in
+                let ref = refs[i]
+                guard ref.size <= CatalogPart.maxStoredBytes, let stored = FileManager.default.contents(atPath: "\(root)/\(ref.path)"),
+                      let part = try? CatalogPart.decode(stored: stored, ref: ref) else { return }
+                read.set(i, part)
+            }
+            var next: [(ref: PartRef, slot: Int)] = []
+            for (i, p) in wanted.enumerated() {
+                guard let part = read.take(i) else { return nil }
+                for (digit, child) in part.children ?? [:] { next.append((child, p.slot << 4 | (Int(digit, radix: 16) ?? 0))) }
+                entries.append(contentsOf: part.entries ?? [])
+            }
+            level = next
+            depth += 1
         }
         visited.formUnion(added)
         return entries

@@ -5,7 +5,12 @@ import CorpusFormat
 ///
 /// Stored as `PUBLIC_DIR/.build-cache.json` (a dotfile: servers do not serve it). An entry is
 /// reused only when its input digest matches and the bundle file it names still hashes right.
-struct BuildCache: Codable {
+///
+/// Format 2 is one JSON document laid out one corpus to a line (`BuildCacheFile`), so that a
+/// republish of 100,000 corpora decodes the lines on every core and writes an unchanged corpus's
+/// line as it read it: encoding and decoding the whole cache was a seventh of such a republish.
+/// A format-1 cache (the same object, pretty-printed) is still read; the next save rewrites it.
+struct BuildCache {
     static let fileName = ".build-cache.json"
     /// Bump when ingest, splitting or pack writing change what a build produces. v2: links leaving
     /// the source folder skipped, DOCTYPE internal subsets dropped, too-deep HTML skipped. A corpus
@@ -14,7 +19,7 @@ struct BuildCache: Codable {
     /// Bump when an importer changes what it makes of the same source (docs/import.md).
     static let importerVersion = "import-v1"
 
-    struct Entry: Codable {
+    struct Entry: Codable, Equatable, Sendable {
         var inputs: String
         var bundle: BundleRef
         var manifest: Manifest
@@ -25,26 +30,33 @@ struct BuildCache: Codable {
     }
 
     /// A delta in the tree, with the bundles it joins: reused while both are the same.
-    struct CachedDelta: Codable, Equatable {
+    struct CachedDelta: Codable, Equatable, Sendable {
         var ref: DeltaRef
         var base: SHA256Digest
         var target: SHA256Digest
     }
 
-    var format = 1
     var corpora: [String: Entry] = [:]
+    /// The entries as read, each with the bytes of its value in the file: what `save` writes again
+    /// for an entry still equal to the one read.
+    private var read: [String: BuildCacheFile.Line<Entry>] = [:]
 
     static func load(tree: String) -> BuildCache {
         // A missing or unreadable cache only costs a rebuild.
         guard let data = FileManager.default.contents(atPath: "\(tree)/\(fileName)"),
-              let cache = try? JSONDecoder().decode(BuildCache.self, from: data), cache.format == 1 else { return BuildCache() }
+              let lines = BuildCacheFile.read(data, as: Entry.self) else { return BuildCache() }
+        var cache = BuildCache()
+        cache.read = lines
+        cache.corpora = lines.mapValues(\.value)
         return cache
     }
 
     func save(tree: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try FileIO.writeAtomically(try encoder.encode(self), to: "\(tree)/\(Self.fileName)")
+        let data = try BuildCacheFile.write(corpora) { key, entry in
+            guard let line = read[key], line.value == entry else { return nil }
+            return line.bytes
+        }
+        try FileIO.writeAtomically(data, to: "\(tree)/\(Self.fileName)")
     }
 
     /// The digest of everything a build's output depends on: the builder version, the corpus's

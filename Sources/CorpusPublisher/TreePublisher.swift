@@ -111,8 +111,12 @@ public enum TreePublisher {
 
         var cache = BuildCache.load(tree: output)
         let trustedKeys = chain.catalogKeys + [key.publicKey]
-        var prepared = try source.corpora.map { e in
-            try prepare(e, catalogDirectory: catalogDirectory, embedders: embedders, cache: cache, key: key, tree: output,
+        let checks = ReuseCheck.run(source.corpora.map { e in
+            ReuseCheck.Job(entry: e, located: CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory),
+                           embedderID: PublishEmbedders.cacheKey(embedders.embedder(for: e).embedder), cached: cache.corpora[e.cacheKey])
+        }, keyID: key.keyID, tree: output)
+        var prepared = try zip(source.corpora, checks).map { e, check in
+            try prepare(e, check: check, catalogDirectory: catalogDirectory, embedders: embedders, cache: cache, key: key, tree: output,
                         staging: staging, trustedKeys: trustedKeys, progress: progress)
         }
         // The rules that need the content, before anything staged becomes part of the tree.
@@ -212,9 +216,9 @@ public enum TreePublisher {
         return (chain, history)
     }
 
-    /// Reuses a corpus's bundle from the tree when its inputs are unchanged, else builds it (or copies
-    /// and verifies a prebuilt one) into `staging`.
-    static func prepare(_ e: CatalogSource.Entry, catalogDirectory: String, embedders: PublishEmbedders, cache: BuildCache,
+    /// Reuses a corpus's bundle from the tree when `check` found its inputs unchanged, else builds
+    /// it (or copies and verifies a prebuilt one) into `staging`.
+    static func prepare(_ e: CatalogSource.Entry, check: ReuseCheck.Outcome, catalogDirectory: String, embedders: PublishEmbedders, cache: BuildCache,
                         key: SecretKey, tree: String, staging: String, trustedKeys: [PublicKey],
                         progress: (PublishProgress) -> Void) throws -> Prepared {
         let located = CatalogSource.locate(e.source ?? e.bundle!, in: catalogDirectory)
@@ -222,10 +226,8 @@ public enum TreePublisher {
         if let fallbackReason, let wanted = e.embedder {
             progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
         }
-        let inputs = e.source != nil
-            ? try BuildCache.inputs(of: e, source: located, embedderID: PublishEmbedders.cacheKey(embedder), keyID: key.keyID)
-            : BuildCache.inputs(ofPrebuilt: e, sha256: Hex.encode(try SHA256.hash(fileAt: located).digest), keyID: key.keyID)
-        if let hit = cache.corpora[e.cacheKey], hit.inputs == inputs, bundleIntact(hit.bundle, tree: tree) {
+        let inputs = try check.inputs.get()
+        if check.reusable, let hit = cache.corpora[e.cacheKey] {
             progress(.reused(id: e.id))
             return Prepared(entry: e, cached: hit, staged: nil, reused: true, warnings: [])
         }
