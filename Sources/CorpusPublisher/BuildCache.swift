@@ -22,11 +22,16 @@ struct BuildCache {
     struct Entry: Codable, Equatable, Sendable {
         var inputs: String
         var bundle: BundleRef
-        var manifest: Manifest
+        var manifest: CachedManifest
         /// An imported reader-app corpus's own "bundled" mark (the catalog entry's `bundled` wins).
         var sourceBundled: Bool?
         /// The deltas listed for this bundle (absent in caches written before deltas existed).
         var deltas: [CachedDelta]?
+        /// The source's files (by path; a single-file source or a prebuilt bundle as "") with the
+        /// digest and stamp each had when last hashed (`FileStamp`).
+        var sources: [String: StampedDigest]?
+        /// The bundle's stamp when it last hashed right.
+        var bundleStamp: FileStamp?
     }
 
     /// A delta in the tree, with the bundles it joins: reused while both are the same.
@@ -63,8 +68,10 @@ struct BuildCache {
     /// fields, the embedder, the signing key, and every file of the source folder (path and content,
     /// read as the build reads them: through `SourceFolder`, so never through a link leaving it).
     /// An import (`from`) adds its format (only then, so the digests of other corpora stay what
-    /// they were), and a zip file source its SHA-256.
-    static func inputs(of entry: CatalogSource.Entry, source: String, embedderID: String, keyID: KeyID) throws -> String {
+    /// they were), and a zip file source its SHA-256. `hasher` reuses the digest of a file whose
+    /// stamp is unchanged.
+    static func inputs(of entry: CatalogSource.Entry, source: String, embedderID: String, keyID: KeyID,
+                       hasher: inout StampedHasher) throws -> String {
         let d = Digest(.sha256)
         func field(_ s: String) {
             d.update(Array(s.utf8))
@@ -80,7 +87,7 @@ struct BuildCache {
         if let format = entry.importFormat {
             field("from:\(format.rawValue):\(importerVersion)")
             if !format.sourceIsFolder {
-                field(Hex.encode(try SHA256.hash(fileAt: source).digest))
+                field(try hasher.digest(of: FileHandleReader(path: source), key: "").hex)
                 return Hex.encode(d.finalize())
             }
         }
@@ -88,7 +95,9 @@ struct BuildCache {
         for file in try folder.list().files {
             field(file.path)
             // A file the build cannot read is skipped by it; its reason stands in for the content.
-            do { field(try folder.sha256(file).hex) } catch let e as IngestFailure { field("unreadable: \(e.reason)") }
+            let reader: FileHandleReader
+            do { reader = try folder.open(file).reader } catch { field("unreadable: \(error.reason)"); continue }
+            field(try hasher.digest(of: reader, key: file.path).hex)
         }
         return Hex.encode(d.finalize())
     }

@@ -37,7 +37,7 @@ struct DeltaPublisher {
     /// The deltas to list for `target` (a bundle at `targetPath`, the version `manifest` names), from
     /// the newest `bases` other versions in `published`; `cached` are the deltas the build cache
     /// remembers for this corpus. `progress` hears of each delta made, reused or left out.
-    func deltas(to manifest: Manifest, bundle: BundleRef, at targetPath: String, published: [Published], cached: [BuildCache.CachedDelta],
+    func deltas(to manifest: CachedManifest, bundle: BundleRef, at targetPath: String, published: [Published], cached: [BuildCache.CachedDelta],
                 progress: (PublishProgress) -> Void) throws -> (staged: [Staged], cache: [BuildCache.CachedDelta]) {
         let candidates = published.filter { $0.version != manifest.version }.prefix(bases)
         var staged: [Staged] = [], cache: [BuildCache.CachedDelta] = []

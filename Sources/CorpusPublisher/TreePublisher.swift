@@ -41,6 +41,9 @@ public struct PublishSummary: Sendable {
     /// Catalog parts removed because no retained top document names them
     /// (`PublishedTree.retainedTopVersions`).
     public var partsRemoved: [String] = []
+    /// Files read to be hashed by the reuse checks (source files and cached bundles); a file
+    /// whose stamp is the one recorded when it was last hashed is not read (`FileStamp`).
+    public var hashed = 0
     /// True when the catalog's buckets were compared with the previous version's entries (the
     /// ones the history check read) rather than digested (`CatalogPartWriter.Written`).
     public var partsComparedWithPrevious = false
@@ -164,7 +167,8 @@ public enum TreePublisher {
                               reused: prepared.filter(\.reused).map(\.entry.id), removed: removed,
                               createdRootKey: chain.newest == nil, warnings: catalogWarnings + prepared.flatMap(\.warnings),
                               timestamp: timestamp, notices: KeyNotice.notices(root: roles, timestampSigned: timestamp != nil, now: now),
-                              partsWritten: parts.parts, partsRemoved: partsRemoved, partsComparedWithPrevious: parts.comparedWithPrevious)
+                              partsWritten: parts.parts, partsRemoved: partsRemoved, hashed: checks.reduce(0) { $0 + $1.hashed },
+                              partsComparedWithPrevious: parts.comparedWithPrevious)
     }
 
     /// The key that signs this publish's timestamp: `timestampKey` when given (it must be a
@@ -227,8 +231,10 @@ public enum TreePublisher {
             progress(.embedderFallback(corpus: e.id, embedder: wanted, fallback: embedder.id, reason: fallbackReason))
         }
         let inputs = try check.inputs.get()
-        if check.reusable, let hit = cache.corpora[e.cacheKey] {
+        if check.reusable, var hit = cache.corpora[e.cacheKey] {
             progress(.reused(id: e.id))
+            hit.sources = check.sources.isEmpty ? nil : check.sources
+            hit.bundleStamp = check.bundleStamp
             return Prepared(entry: e, cached: hit, staged: nil, reused: true, warnings: [])
         }
         progress(.building(id: e.id))
@@ -266,7 +272,8 @@ public enum TreePublisher {
         }
         for w in warnings { progress(.textWarning(w)) }
         let ref = try BundleRef(hashing: staged) { TreeLayout.bundlePath(sha256: $0.hex) }
-        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: manifest, sourceBundled: sourceBundled),
+        return Prepared(entry: e, cached: BuildCache.Entry(inputs: inputs, bundle: ref, manifest: CachedManifest(manifest), sourceBundled: sourceBundled,
+                                                           sources: check.sources.isEmpty ? nil : check.sources),
                         staged: staged, reused: false, warnings: warnings)
     }
 
@@ -284,7 +291,7 @@ public enum TreePublisher {
 
     /// The model artifacts the prepared corpora were built with, each found in `embedders/` or
     /// written and verified in `staging`.
-    static func stageArtifacts(_ manifests: [Manifest], embedders: PublishEmbedders, catalogDirectory: String, key: SecretKey,
+    static func stageArtifacts(_ manifests: [CachedManifest], embedders: PublishEmbedders, catalogDirectory: String, key: SecretKey,
                                tree: String, staging: String, progress: (PublishProgress) -> Void) throws -> [PublishEmbedders.StagedArtifact] {
         var out: [PublishEmbedders.StagedArtifact] = []
         var seen = Set<String>()
