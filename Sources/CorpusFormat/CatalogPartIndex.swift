@@ -1,7 +1,7 @@
 import Foundation
 
 /// The publisher's record of the parts of its last catalog version (`.catalog-parts` in the tree,
-/// a dotfile like `.build-cache.json`: never referenced, never served): for each trie leaf and
+/// a dotfile like `.build-cache`: never referenced, never served): for each trie leaf and
 /// node the digest of what it holds and the part that holds it, for each listing part (in order)
 /// the digest of its ids and of its rows, and the parts earlier versions named that later ones
 /// replaced (`replaced`, what the garbage collection after a republish looks at). A republish

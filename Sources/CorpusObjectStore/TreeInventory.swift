@@ -81,7 +81,7 @@ struct TreeInventory {
     }
 
     /// Every regular file under `tree`, relative, skipping dot names (the publisher's own state:
-    /// `.staging/`, `.build-cache.json`, `.publish.lock`) and anything that is not a plain file.
+    /// `.staging/`, `.build-cache`, `.publish.lock`) and anything that is not a plain file.
     static func walk(_ tree: String) -> [String] {
         var out: [String] = []
         func visit(_ relative: String) {

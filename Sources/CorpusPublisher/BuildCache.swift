@@ -3,15 +3,14 @@ import CorpusFormat
 
 /// Remembers which inputs produced which bundle, so `publish` rebuilds only what changed.
 ///
-/// Stored as `PUBLIC_DIR/.build-cache.json` (a dotfile: servers do not serve it). An entry is
-/// reused only when its input digest matches and the bundle file it names still hashes right.
-///
-/// Format 2 is one JSON document laid out one corpus to a line (`BuildCacheFile`), so that a
-/// republish of 100,000 corpora decodes the lines on every core and writes an unchanged corpus's
-/// line as it read it: encoding and decoding the whole cache was a seventh of such a republish.
-/// A format-1 cache (the same object, pretty-printed) is still read; the next save rewrites it.
+/// Stored as `PUBLIC_DIR/.build-cache` (a dotfile: servers do not serve it), in binary
+/// (`BuildCacheCodec`, format 3). An entry is reused only when its input digest matches and the
+/// bundle file it names is intact. A cache of format 1 or 2 (`.build-cache.json`, the same
+/// entries as JSON) is still read when no `.build-cache` exists; the next save replaces it.
 struct BuildCache {
-    static let fileName = ".build-cache.json"
+    static let fileName = ".build-cache"
+    /// Where formats 1 and 2 were kept.
+    static let jsonFileName = ".build-cache.json"
     /// Bump when ingest, splitting or pack writing change what a build produces. v2: links leaving
     /// the source folder skipped, DOCTYPE internal subsets dropped, too-deep HTML skipped. A corpus
     /// whose content this changes needs a new version to be published again (TreeHistory).
@@ -42,26 +41,26 @@ struct BuildCache {
     }
 
     var corpora: [String: Entry] = [:]
-    /// The entries as read, each with the bytes of its value in the file: what `save` writes again
-    /// for an entry still equal to the one read.
-    private var read: [String: BuildCacheFile.Line<Entry>] = [:]
+
+    /// The entries as JSON, the cache's formats 1 and 2 (2 wrote a corpus to a line).
+    private struct JSONFile: Decodable {
+        var format: Int
+        var corpora: [String: Entry]
+    }
 
     static func load(tree: String) -> BuildCache {
         // A missing or unreadable cache only costs a rebuild.
-        guard let data = FileManager.default.contents(atPath: "\(tree)/\(fileName)"),
-              let lines = BuildCacheFile.read(data, as: Entry.self) else { return BuildCache() }
-        var cache = BuildCache()
-        cache.read = lines
-        cache.corpora = lines.mapValues(\.value)
-        return cache
+        if let data = FileManager.default.contents(atPath: "\(tree)/\(fileName)") {
+            return BuildCache(corpora: BuildCacheCodec.decode(data) ?? [:])
+        }
+        guard let data = FileManager.default.contents(atPath: "\(tree)/\(jsonFileName)"),
+              let json = try? JSONDecoder().decode(JSONFile.self, from: data), json.format == 1 || json.format == 2 else { return BuildCache() }
+        return BuildCache(corpora: json.corpora)
     }
 
     func save(tree: String) throws {
-        let data = try BuildCacheFile.write(corpora) { key, entry in
-            guard let line = read[key], line.value == entry else { return nil }
-            return line.bytes
-        }
-        try FileIO.writeAtomically(data, to: "\(tree)/\(Self.fileName)")
+        try FileIO.writeAtomically(BuildCacheCodec.encode(corpora), to: "\(tree)/\(Self.fileName)")
+        FileIO.remove("\(tree)/\(Self.jsonFileName)")
     }
 
     /// The digest of everything a build's output depends on: the builder version, the corpus's

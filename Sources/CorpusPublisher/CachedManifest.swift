@@ -22,7 +22,9 @@ struct CachedManifest: Codable, Equatable, Sendable {
         case id, version, title, description, language, license, embedder, documents, passages
         case content = "content_digest"
     }
+}
 
+extension CachedManifest {
     init(_ m: Manifest) {
         id = m.id
         version = m.version

@@ -23,14 +23,6 @@ struct FileStamp: Codable, Equatable, Sendable {
     /// a wide margin also covers a file system that stores seconds).
     static let settle: Int64 = 2_000_000_000
 
-    init(_ st: stat) {
-        device = UInt64(st.st_dev)
-        inode = UInt64(st.st_ino)
-        size = Int64(st.st_size)
-        modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        changed = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
-    }
-
     /// The stamp of an open file.
     static func of(descriptor fd: Int32) -> FileStamp? {
         var st = stat()
@@ -55,6 +47,14 @@ struct FileStamp: Codable, Equatable, Sendable {
     /// Whether this stamp, taken at `takenAt` (`now()`), may stand for the bytes read after it.
     func settled(takenAt: Int64) -> Bool {
         modified <= takenAt - Self.settle && changed <= takenAt - Self.settle
+    }
+}
+
+extension FileStamp {
+    init(_ st: stat) {
+        self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+                  modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                  changed: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
     }
 }
 
