@@ -7,18 +7,9 @@ import CorpusTestSupport
 /// `index.html` lists the first `IndexPage.defaultMaxRows` corpora in the catalog's order; past
 /// that it says how many more there are and where to find them (the OPDS feeds, `corpus catalog`).
 @Suite struct IndexPageRowCapTests {
-    /// The signed sample catalog's first entry as `count` corpora, `corpus-0`….
+    /// `count` corpora, `corpus-0`… in the catalog's order.
     static func catalog(_ count: Int) throws -> Catalog {
-        let folder = try OPDSFeedTests.publishSamples()
-        let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/catalog.json")), what: "pointer")
-        var catalog = try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/\(pointer.path)")))
-        let template = catalog.corpora[0]
-        catalog.corpora = (0..<count).map { i in
-            var e = template
-            e.id = "corpus-\(i)"
-            return e
-        }
-        return catalog
+        try OPDSFeedTests.manyCorpora(OPDSFeedTests.publishSamples(), count: count).catalog
     }
 
     static func rowIDs(_ page: String) -> [String] {

@@ -12,9 +12,9 @@ import CorpusTestSupport
     static let pageSize = 10
     static let first = "2026-03-01T10:00:00Z", second = "2026-03-02T10:00:00Z", third = "2026-03-03T10:00:00Z"
 
-    /// 130 corpora in three languages, in pages of 10 (`all-1`…`all-13`, five pages a language),
-    /// written once at `first` into a tree `OPDSFeedTests.check` can read; the signed catalog's
-    /// sample entries give the fields.
+    /// 130 corpora in three languages (`OPDSFeedTests.manyCorpora`), in pages of 10 (`all-1`…
+    /// `all-13`, five pages a language), written once at `first` into a tree `OPDSFeedTests.check`
+    /// can read.
     final class Fixture {
         let folder: PublishFolder
         var catalog: Catalog
@@ -23,16 +23,7 @@ import CorpusTestSupport
 
         init() throws {
             folder = try OPDSFeedTests.publishSamples()
-            pointer = try CanonicalJSON.decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/catalog.json")), what: "pointer")
-            catalog = try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/\(pointer.path)")))
-            let template = catalog.corpora[0]
-            catalog.corpora = (0..<130).map { i in
-                var e = template
-                e.id = "corpus-\(i)"
-                e.title = "Corpus \(i)"
-                e.language = ["de", "en", "pt-BR"][i % 3]
-                return e
-            }
+            (pointer, catalog) = try OPDSFeedTests.manyCorpora(folder, count: 130)
             catalog.issued = OPDSFeedRepublishTests.first
             tree = folder.dir.url("feeds")
             try FileManager.default.createDirectory(atPath: "\(tree)/catalogs", withIntermediateDirectories: true)
