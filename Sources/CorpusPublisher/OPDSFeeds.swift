@@ -90,10 +90,11 @@ public enum OPDSFeeds {
             + plan.pages.flatMap { render($0, plan.source, updated: date($0.name)) }
     }
 
-    /// A feed's two files: OPDS 1.2 and OPDS 2.0.
+    /// A feed's two files: OPDS 1.2 and OPDS 2.0. `itemDates` date a navigation feed's items in
+    /// Atom; OPDS 2.0's navigation links have no date, only the feed's own `modified`.
     static func render(_ feed: Feed, _ source: Source, updated: String, itemDates: [String] = []) -> [(path: String, bytes: Data)] {
         [(path: "\(folder)/\(feed.name).atom", bytes: Data(OPDSAtom.render(feed, source, updated: updated, itemDates: itemDates).utf8)),
-         (path: "\(folder)/\(feed.name).opds.json", bytes: OPDSJSON.render(feed, source, updated: updated, itemDates: itemDates))]
+         (path: "\(folder)/\(feed.name).opds.json", bytes: OPDSJSON.render(feed, source, updated: updated))]
     }
 
     /// Writes the feeds into `tree/opds/` in proportion to what changed since the last publish

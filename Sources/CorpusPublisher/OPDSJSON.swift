@@ -52,9 +52,8 @@ enum OPDSJSON {
         var publications: [Publication]?
     }
 
-    /// `updated` dates the feed and its publications; `itemDates` a navigation feed's items, which
-    /// OPDS 2.0's navigation links have no place for: only the feed's own `modified` carries them.
-    static func render(_ feed: OPDSFeeds.Feed, _ source: OPDSFeeds.Source, updated: String, itemDates: [String]) -> Data {
+    /// `updated` dates the feed and its publications.
+    static func render(_ feed: OPDSFeeds.Feed, _ source: OPDSFeeds.Source, updated: String) -> Data {
         let start = Link(rel: "start", href: "\(OPDSFeeds.rootName).opds.json", type: OPDSFeeds.opdsJSON)
         let alternate = Link(rel: "alternate", href: "\(feed.name).atom", type: feed.isNavigation ? OPDSFeeds.atomNavigation : OPDSFeeds.atomAcquisition)
         var out: Feed
