@@ -161,6 +161,29 @@ import CorpusTestSupport
     }
 }
 
+extension OPDSFeedRepublishTests {
+    /// Through `corpusd publish`'s own path: a republish that changed no corpus signs a new
+    /// catalog version, and leaves every feed file as it was, dated by the first.
+    @Test func aRepublishWithoutChangeLeavesTheFeedsAsTheyWere() throws {
+        let folder = try OPDSFeedTests.publishSamples()
+        let names = try FileManager.default.contentsOfDirectory(atPath: "\(folder.tree)/opds").filter { !$0.hasPrefix(".") }.sorted()
+        func stats() -> [[Int]] {
+            names.map { name in
+                var st = stat()
+                return stat("\(folder.tree)/opds/\(name)", &st) == 0 ? [Int(st.st_ino), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec)] : []
+            }
+        }
+        let before = stats()
+        let first = try String(contentsOfFile: "\(folder.tree)/opds/root.atom", encoding: .utf8)
+        let second = try TreePublisher.publish(catalogDirectory: folder.catalog, output: folder.tree, key: folder.key,
+                                               now: Date().addingTimeInterval(3600)).catalog
+        #expect(second.version == 2)
+        #expect(stats() == before, "\(names)")
+        #expect(!first.contains("<updated>\(second.issued)</updated>"))
+        #expect(FileManager.default.fileExists(atPath: "\(folder.tree)/opds/\(OPDSFeedState.fileName)"))
+    }
+}
+
 extension OPDSFeedRepublishTests.Fixture {
     /// Every acquisition page's name.
     var allPages: [String] { OPDSFeeds.plan(catalog, pageSize: OPDSFeedRepublishTests.pageSize).pages.map(\.name) }
