@@ -23,10 +23,17 @@ enum IndexPage {
         var fileName: String { file.split(separator: "/").last.map(String.init) ?? file }
     }
 
+    /// How many corpora the page lists: a table of 100,000 rows is more than a browser shows
+    /// usefully (and rendered whole every publish); past it the page points to the OPDS feeds and
+    /// `corpus catalog`, which list everything a page at a time.
+    static let defaultMaxRows = 1000
+
     /// `signer`: the key id that signed the catalog and the bundles' manifests.
     /// `catalogFile`: the signed document a reader verifies, the flat catalog unless the version has none.
-    static func render(_ catalog: Catalog, signer: String, trust: Trust, catalogFile: String? = nil) -> String {
+    /// `maxRows`: the first corpora, in the catalog's order, that get a row.
+    static func render(_ catalog: Catalog, signer: String, trust: Trust, catalogFile: String? = nil, maxRows: Int = defaultMaxRows) -> String {
         let catalogFile = catalogFile ?? TreeLayout.catalogPath(version: catalog.version)
+        let listed = catalog.corpora.prefix(max(0, maxRows))
         return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8">
@@ -40,11 +47,11 @@ enum IndexPage {
         \(signedBy(signer, trust))
         Use it with <code>corpus remote add NAME URL --trust \(escape(trust.fileName))</code>. Entitled corpora need a token.</p>
         <p><label for="filter">Filter</label> <input id="filter" type="search" placeholder="title, id, language, license…" autocomplete="off">
-        <span id="shown">\(catalog.corpora.count) of \(catalog.corpora.count) shown</span></p>
-        <table id="corpora"><thead><tr><th>corpus</th><th>version</th><th>access</th><th>documents</th><th>passages</th><th>size</th>\
+        <span id="shown">\(listed.count) of \(listed.count) shown</span></p>
+        \(unlisted(catalog.corpora.count - listed.count))<table id="corpora"><thead><tr><th>corpus</th><th>version</th><th>access</th><th>documents</th><th>passages</th><th>size</th>\
         <th>language</th><th>license</th><th>SHA-256</th></tr></thead>
         <tbody>
-        \(catalog.corpora.map(row).joined())</tbody></table>
+        \(listed.map(row).joined())</tbody></table>
         \(verifySection(catalogFile: catalogFile, example: catalog.corpora.first, signer: signer, trust: trust))
         <script>\(IndexPageAssets.script)</script>
         </body></html>
@@ -66,6 +73,17 @@ enum IndexPage {
         <td data-label="documents">\(e.documents)</td><td data-label="passages">\(e.passages)</td>\
         <td data-label="size">\(escape(byteCount(e.bundle.size)))</td><td data-label="language">\(escape(e.language))</td>\
         <td data-label="license">\(escape(e.license))</td><td data-label="SHA-256"><code class="sha256">\(escape(e.bundle.digest.hex))</code></td></tr>
+
+        """
+    }
+
+    /// What the page says about the corpora it has no row for, and where to find them.
+    private static func unlisted(_ count: Int) -> String {
+        guard count > 0 else { return "" }
+        return """
+        <p id="more">\(count) more \(count == 1 ? "corpus is" : "corpora are") not listed here. Browse them all in the \
+        <a href="\(OPDSFeeds.folder)/\(OPDSFeeds.rootName).atom">OPDS catalog</a> (any e-book reader or library app), \
+        or list them with <code>corpus catalog</code>; the filter above searches the rows shown only.</p>
 
         """
     }

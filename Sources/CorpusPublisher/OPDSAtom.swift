@@ -5,15 +5,15 @@ import CorpusFormat
 /// controls but tab, newline and carriage return, and U+FFFE/U+FFFF) are dropped, since no
 /// escape exists for them.
 enum OPDSAtom {
-    static func render(_ feed: OPDSFeeds.Feed, catalog: Catalog) -> String {
-        let updated = catalog.issued
+    /// `updated` dates the feed and its acquisition entries; `itemDates` a navigation feed's items.
+    static func render(_ feed: OPDSFeeds.Feed, _ source: OPDSFeeds.Source, updated: String, itemDates: [String]) -> String {
         var out = """
         <?xml version="1.0" encoding="UTF-8"?>
         <feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/terms/" xmlns:opds="http://opds-spec.org/2010/catalog" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">
-          <id>\(escape(OPDSFeeds.identifier(catalog, feed: feed.name)))</id>
+          <id>\(escape(OPDSFeeds.identifier(source, feed: feed.name)))</id>
           <title>\(escape(feed.title))</title>
           <updated>\(escape(updated))</updated>
-          <author><name>\(escape(catalog.title))</name></author>
+          <author><name>\(escape(source.catalogTitle))</name></author>
           <link rel="start" href="\(OPDSFeeds.rootName).atom" type="\(OPDSFeeds.atomNavigation)"/>
 
         """
@@ -21,12 +21,12 @@ enum OPDSAtom {
         case let .navigation(items):
             out += link("self", "\(feed.name).atom", OPDSFeeds.atomNavigation)
             out += link("alternate", "\(feed.name).opds.json", OPDSFeeds.opdsJSON)
-            for item in items {
+            for (i, item) in items.enumerated() {
                 out += """
                   <entry>
-                    <id>\(escape(OPDSFeeds.identifier(catalog, feed: item.feed)))</id>
+                    <id>\(escape(OPDSFeeds.identifier(source, feed: item.feed)))</id>
                     <title>\(escape(item.title))</title>
-                    <updated>\(escape(updated))</updated>
+                    <updated>\(escape(i < itemDates.count ? itemDates[i] : updated))</updated>
                     <content type="text">\(escape(item.summary)) \(item.count) in all.</content>
                     <link rel="subsection" href="\(item.feed).atom" type="\(OPDSFeeds.atomAcquisition)"/>
                   </entry>
@@ -44,23 +44,23 @@ enum OPDSAtom {
             out += "  <opensearch:totalResults>\(page.total)</opensearch:totalResults>\n"
             out += "  <opensearch:itemsPerPage>\(page.pageSize)</opensearch:itemsPerPage>\n"
             out += "  <opensearch:startIndex>\((page.number - 1) * page.pageSize + 1)</opensearch:startIndex>\n"
-            for e in page.entries { out += entry(e, catalog: catalog) }
+            for e in page.entries { out += entry(e, source, updated: updated) }
         }
         return out + "</feed>\n"
     }
 
-    static func entry(_ e: CatalogEntry, catalog: Catalog) -> String {
+    static func entry(_ e: OPDSFeeds.Listing, _ source: OPDSFeeds.Source, updated: String) -> String {
         """
           <entry>
-            <id>\(escape(OPDSFeeds.identifier(catalog, e)))</id>
+            <id>\(escape(OPDSFeeds.identifier(source, e)))</id>
             <title>\(escape(e.title))</title>
-            <updated>\(escape(catalog.issued))</updated>
+            <updated>\(escape(updated))</updated>
             <dc:identifier>\(escape(e.id))</dc:identifier>
             <dc:language>\(escape(e.language))</dc:language>
             <dc:rights>\(escape(e.license))</dc:rights>
             <summary type="text">\(escape(e.description))</summary>
             <category scheme="urn:corpussync:access" term="\(e.access.rawValue)" label="\(e.access.rawValue)"/>
-            <link rel="\(OPDSFeeds.acquisitionRelation(e))" href="\(escape(OPDSFeeds.bundleHref(e)))" type="\(OPDSFeeds.bundleType)" length="\(e.bundle.size)" title="\(escape(OPDSFeeds.acquisitionTitle(e)))"/>
+            <link rel="\(OPDSFeeds.acquisitionRelation(e))" href="\(escape(OPDSFeeds.bundleHref(e)))" type="\(OPDSFeeds.bundleType)" length="\(e.bundleSize)" title="\(escape(OPDSFeeds.acquisitionTitle(e)))"/>
           </entry>
 
         """

@@ -52,13 +52,14 @@ enum OPDSJSON {
         var publications: [Publication]?
     }
 
-    static func render(_ feed: OPDSFeeds.Feed, catalog: Catalog) -> Data {
+    /// `updated` dates the feed and its publications.
+    static func render(_ feed: OPDSFeeds.Feed, _ source: OPDSFeeds.Source, updated: String) -> Data {
         let start = Link(rel: "start", href: "\(OPDSFeeds.rootName).opds.json", type: OPDSFeeds.opdsJSON)
         let alternate = Link(rel: "alternate", href: "\(feed.name).atom", type: feed.isNavigation ? OPDSFeeds.atomNavigation : OPDSFeeds.atomAcquisition)
         var out: Feed
         switch feed.kind {
         case let .navigation(items):
-            out = Feed(metadata: FeedMetadata(title: feed.title, identifier: OPDSFeeds.identifier(catalog, feed: feed.name), modified: catalog.issued),
+            out = Feed(metadata: FeedMetadata(title: feed.title, identifier: OPDSFeeds.identifier(source, feed: feed.name), modified: updated),
                        links: [Link(rel: "self", href: "\(feed.name).opds.json", type: OPDSFeeds.opdsJSON), start, alternate],
                        navigation: items.map {
                            Link(rel: "subsection", href: "\($0.feed).opds.json", type: OPDSFeeds.opdsJSON, title: $0.title,
@@ -71,13 +72,13 @@ enum OPDSJSON {
                          Link(rel: "last", href: "\(page.name(page.pages)).opds.json", type: OPDSFeeds.opdsJSON)]
             if page.number > 1 { links.append(Link(rel: "previous", href: "\(page.name(page.number - 1)).opds.json", type: OPDSFeeds.opdsJSON)) }
             if page.number < page.pages { links.append(Link(rel: "next", href: "\(page.name(page.number + 1)).opds.json", type: OPDSFeeds.opdsJSON)) }
-            out = Feed(metadata: FeedMetadata(title: feed.title, identifier: OPDSFeeds.identifier(catalog, feed: feed.name), modified: catalog.issued,
+            out = Feed(metadata: FeedMetadata(title: feed.title, identifier: OPDSFeeds.identifier(source, feed: feed.name), modified: updated,
                                               numberOfItems: page.total, itemsPerPage: page.pageSize, currentPage: page.number),
                        links: links,
                        // An empty page (a catalog with no corpora) has no publications: the
                        // schema wants at least one, and `navigation` back to the root instead.
-                       navigation: page.entries.isEmpty ? [Link(rel: "up", href: "\(OPDSFeeds.rootName).opds.json", type: OPDSFeeds.opdsJSON, title: catalog.title)] : nil,
-                       publications: page.entries.isEmpty ? nil : page.entries.map { publication($0, catalog: catalog) })
+                       navigation: page.entries.isEmpty ? [Link(rel: "up", href: "\(OPDSFeeds.rootName).opds.json", type: OPDSFeeds.opdsJSON, title: source.catalogTitle)] : nil,
+                       publications: page.entries.isEmpty ? nil : page.entries.map { publication($0, source, updated: updated) })
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -85,11 +86,11 @@ enum OPDSJSON {
         return (try? encoder.encode(out)) ?? Data("{}".utf8)
     }
 
-    static func publication(_ e: CatalogEntry, catalog: Catalog) -> Publication {
-        Publication(metadata: PublicationMetadata(title: e.title, identifier: OPDSFeeds.identifier(catalog, e), modified: catalog.issued,
+    static func publication(_ e: OPDSFeeds.Listing, _ source: OPDSFeeds.Source, updated: String) -> Publication {
+        Publication(metadata: PublicationMetadata(title: e.title, identifier: OPDSFeeds.identifier(source, e), modified: updated,
                                                   language: e.language, description: e.description),
                     links: [Link(rel: OPDSFeeds.acquisitionRelation(e), href: OPDSFeeds.bundleHref(e), type: OPDSFeeds.bundleType,
-                                 title: OPDSFeeds.acquisitionTitle(e), size: e.bundle.size)])
+                                 title: OPDSFeeds.acquisitionTitle(e), size: e.bundleSize)])
     }
 }
 

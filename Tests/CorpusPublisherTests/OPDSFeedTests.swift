@@ -52,6 +52,22 @@ import CorpusTestSupport
         return folder
     }
 
+    /// The signed catalog `folder` published and the pointer naming it, its first entry made
+    /// `count` corpora (`corpus-0`…, titled `Corpus 0`…) in three languages (`de`, `en`, `pt-BR`).
+    static func manyCorpora(_ folder: PublishFolder, count: Int) throws -> (pointer: CatalogPointer, catalog: Catalog) {
+        let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/catalog.json")), what: "pointer")
+        var catalog = try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/\(pointer.path)")))
+        let template = catalog.corpora[0]
+        catalog.corpora = (0..<count).map { i in
+            var e = template
+            e.id = "corpus-\(i)"
+            e.title = "Corpus \(i)"
+            e.language = ["de", "en", "pt-BR"][i % 3]
+            return e
+        }
+        return (pointer, catalog)
+    }
+
     @Test func theSampleCatalogsFeedsMeetBothSpecificationsAndListEveryCorpus() throws {
         let folder = try Self.publishSamples()
         let seen = try Self.check(folder.tree)
@@ -108,16 +124,7 @@ import CorpusTestSupport
     /// a later, smaller catalog leaves no stale page behind.
     @Test func aLargeCatalogIsPagedAndShrinkingRemovesStalePages() throws {
         let folder = try Self.publishSamples()
-        let pointer = try CanonicalJSON.decode(CatalogPointer.self, from: Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/catalog.json")), what: "pointer")
-        var catalog = try Catalog.decode(Data(contentsOf: URL(fileURLWithPath: "\(folder.tree)/\(pointer.path)")))
-        let template = catalog.corpora[0]
-        catalog.corpora = (0..<130).map { i in
-            var e = template
-            e.id = "corpus-\(i)"
-            e.title = "Corpus \(i)"
-            e.language = ["de", "en", "pt-BR"][i % 3]
-            return e
-        }
+        var (pointer, catalog) = try Self.manyCorpora(folder, count: 130)
         let tree = folder.dir.url("large")
         try FileManager.default.createDirectory(atPath: "\(tree)/catalogs", withIntermediateDirectories: true)
         try Data(catalog.canonicalBytes()).write(to: URL(fileURLWithPath: "\(tree)/\(pointer.path)"))
