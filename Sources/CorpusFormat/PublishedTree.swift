@@ -143,7 +143,7 @@ public struct PublishedTree: Sendable {
     }
 
     /// The top document of `version` when it decodes and names a trie of parts.
-    func readTop(_ version: Int) -> Catalog? {
+    public func readTop(_ version: Int) -> Catalog? {
         guard let data = FileManager.default.contents(atPath: "\(root)/\(TreeLayout.topPath(version: version))"),
               let top = try? Catalog.decode(data), top.version == version, top.parts != nil else { return nil }
         return top

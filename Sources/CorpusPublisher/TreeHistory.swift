@@ -29,6 +29,8 @@ struct TreeHistory {
     /// Per corpus id, the versions the catalogs unexpired at `now` list, newest version first: what
     /// a new version's deltas may lead from (`DeltaPublisher`), gathered in the same read.
     private(set) var deltaBases: [String: [DeltaPublisher.Published]] = [:]
+    /// True when the newest version was read from `CatalogEntriesSnapshot`, not from its parts.
+    private(set) var newestFromSnapshot = false
 
     static func load(tree: String, now: Date = Date()) throws -> TreeHistory {
         var history = TreeHistory()
@@ -48,21 +50,33 @@ struct TreeHistory {
         // read once): an entry keeps the newest version that lists it. Only the signed catalogs
         // the publisher wrote count; a damaged one promised nothing readable.
         var first = true
-        published.forEachVersion(versions) { v in
+        func visit(version: Int, header: Catalog, entries: [CatalogEntry]) {
             // The first version given is read whole (nothing newer shares its parts).
-            if first, let parts = v.header.parts { history.newestEntries = CatalogPreviousEntries(version: v.version, root: parts.root, entries: v.entries) }
+            if first, let parts = header.parts { history.newestEntries = CatalogPreviousEntries(version: version, root: parts.root, entries: entries) }
             first = false
-            if newestID == nil { newestID = v.header.id }
-            let unexpired = v.header.expiryDate.map { $0 > now } ?? false
-            for e in v.entries {
+            if newestID == nil { newestID = header.id }
+            let unexpired = header.expiryDate.map { $0 > now } ?? false
+            for e in entries {
                 if unexpired, !(history.deltaBases[e.id] ?? []).contains(where: { $0.version == e.version }) {
                     history.deltaBases[e.id, default: []].append(.init(version: e.version, content: e.content, bundle: e.bundle))
                 }
-                if history.corpora[e.id]?[e.version] == nil { history.corpora[e.id, default: [:]][e.version] = (e.content, v.version) }
+                if history.corpora[e.id]?[e.version] == nil { history.corpora[e.id, default: [:]][e.version] = (e.content, version) }
                 if e.rollout == nil, history.current[e.id]?[e.channelName]?[e.version] == nil {
-                    history.current[e.id, default: [:]][e.channelName, default: [:]][e.version] = v.version
+                    history.current[e.id, default: [:]][e.channelName, default: [:]][e.version] = version
                 }
             }
+        }
+        // The newest version from the publisher's own copy of its entries when that copy, the
+        // parts record and the top document all name the same version and root; the older
+        // versions then skip the parts the record names, as they would after reading them.
+        if let newest = versions.last, let record = CatalogPartRecordFile.load(tree: tree), record.version == newest,
+           let top = published.readTop(newest), let parts = top.parts, parts.root == record.root, parts.depth == record.depth,
+           let entries = CatalogEntriesSnapshot.read(tree: tree, version: newest, root: parts.root) {
+            visit(version: newest, header: top, entries: entries)
+            published.forEachVersion(Array(versions.dropLast()), current: record) { visit(version: $0.version, header: $0.header, entries: $0.entries) }
+            history.newestFromSnapshot = true
+        } else {
+            published.forEachVersion(versions) { visit(version: $0.version, header: $0.header, entries: $0.entries) }
         }
         history.deltaBases = history.deltaBases.mapValues { $0.sorted { $0.version > $1.version } }
         if history.catalogID == nil { history.catalogID = newestID }

@@ -156,6 +156,7 @@ public enum TreePublisher {
         let catalogWarnings = TextWarning.catalogFields(catalog)
         for w in catalogWarnings { progress(.textWarning(w)) }
         let parts = try CatalogPartWriter.write(catalog, key: key, tree: output, previous: history.newestEntries)
+        try CatalogEntriesSnapshot.write(version: parts.record.version, root: parts.record.root, entries: catalog.corpora, tree: output)
         let timestamp = try writeCatalog(catalog, key: key, trust: trustNote(roles), tree: output, flat: parts.flatCatalogFits) { pointer, flatBytes in
             _ = try TreeLogAppender.append(tree: output, catalog: catalog, catalogBytes: flatBytes, topBytes: parts.signedBytes, key: key)
             return try timestampSigner.map { try TimestampWriter.write(catalog: pointer, version: timestampVersion, key: $0, tree: output, now: now,
