@@ -47,6 +47,7 @@ struct PublishCommand: ServerCommand {
             if verbose { for r in summary.partsRemoved { console.info("removed unreferenced \(r)") } }
             if !summary.partsRemoved.isEmpty { console.info("removed \(summary.partsRemoved.count) catalog part(s) no retained top document names") }
             console.info("published catalog \(c.id) version \(c.version) (\(c.corpora.count) corpora, \(summary.built.count) built, \(summary.reused.count) unchanged), expires \(c.expires)")
+            if verbose { console.info("read \(summary.hashed) file(s) to hash them; the others had not changed since they were last hashed") }
             if let t = summary.timestamp { console.info("signed \(TreeLayout.timestamp) version \(t.version), expires \(t.expires)") }
             for n in summary.notices { console.err("warning: \(n.message)") }
             if let upload, let target {
@@ -120,6 +121,8 @@ struct PublishCommand: ServerCommand {
         /// null when this publish signed no timestamp (`notices` says why).
         let timestamp: TimestampSigned?
         let notices: [NoticeEntry]
+        /// Source files and bundles read to be hashed (`PublishSummary.hashed`).
+        let filesHashed: Int
         /// Only with `--to`.
         let upload: UploadResult?
 
@@ -137,16 +140,19 @@ struct PublishCommand: ServerCommand {
             // Present as null: a script tells "not signed this time" from an older corpusd.
             try c.encode(timestamp, forKey: .timestamp)
             try c.encode(notices, forKey: .notices)
+            try c.encode(filesHashed, forKey: .filesHashed)
             try c.encodeIfPresent(upload, forKey: .upload)
         }
 
         enum CodingKeys: String, CodingKey {
             case catalog, version, expires, built, reused, removed, warnings, corpora, timestamp, notices, upload
             case rootVersion = "root_version"
+            case filesHashed = "files_hashed"
         }
 
         init(_ summary: PublishSummary, upload: UploadResult? = nil) {
             self.upload = upload
+            filesHashed = summary.hashed
             let c = summary.catalog
             catalog = c.id
             version = c.version

@@ -47,13 +47,13 @@ import CorpusFormat
         ("publish", JSONOutput.string(PublishCommand.Published(PublishSummary(catalog: catalog, built: ["tides"], reused: ["knots"], removed: [bundle],
                                                                               createdRootKey: false, warnings: [warning], timestamp: nil,
                                                                               notices: [.timestampNotUpdated(rootVersion: 2, timestampKeys: ["18DF761883CA543E"])]))),
-         #"{"built":["tides"],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","#
+         #"{"built":["tides"],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","files_hashed":0,"#
          + #""notices":[{"code":"timestamp-not-updated","message":"timestamp.json was not updated (no timestamp key of root 2 was given: 18DF761883CA543E); run corpusd timestamp PUBLIC_DIR --key TIMESTAMP_KEY, or publish with --timestamp-key"}],"#
          + #""removed":["\#(bundle)"],"reused":["knots"],"root_version":1,"timestamp":null,"version":3,"#
          + #""warnings":[{"field":"text","owner":"corpus tides, document a.md","text":"High water \\x1b[31mlater/earlier."}]}"#),
         ("publish, single key", JSONOutput.string(PublishCommand.Published(PublishSummary(catalog: catalog, built: [], reused: [], removed: [], createdRootKey: true, warnings: [],
                                                                                           timestamp: Self.timestamp, notices: [.oneKeyHoldsEveryRole(keyID: "EEF5265B4ED4E2ED")]))),
-         #"{"built":[],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","#
+         #"{"built":[],"catalog":"probe","corpora":[{"bundle":"\#(bundle)","deltas":[],"id":"tides","size":2920,"version":"2"}],"expires":"\#(F.dayText)","files_hashed":0,"#
          + #""notices":[{"code":"single-key","message":"\#(KeyNotice.oneKeyHoldsEveryRole(keyID: "EEF5265B4ED4E2ED").message)"}],"#
          + #""removed":[],"reused":[],"root_version":1,"timestamp":{"catalog_version":3,"expires":"\#(F.dayText)","version":7},"version":3,"warnings":[]}"#),
         ("timestamp", JSONOutput.string(TimestampSigned(Self.timestamp)), #"{"catalog_version":3,"expires":"\#(F.dayText)","version":7}"#),
