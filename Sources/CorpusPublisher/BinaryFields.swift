@@ -19,18 +19,7 @@ struct BinaryWriter {
     mutating func uint64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
 
-    /// The 32 bytes of a digest, from its hex without an intermediate array.
-    mutating func digest(_ d: SHA256Digest) {
-        func nibble(_ c: UInt8) -> UInt8 { c <= 0x39 ? c &- 0x30 : (c | 0x20) &- 0x57 }
-        var hex = d.hex
-        hex.withUTF8 { h in
-            var i = 0
-            while i + 1 < h.count {
-                bytes.append(nibble(h[i]) << 4 | nibble(h[i + 1]))
-                i += 2
-            }
-        }
-    }
+    mutating func digest(_ d: SHA256Digest) { bytes.append(contentsOf: d.bytes) }
 
     mutating func string(_ s: String) {
         var s = s
@@ -50,6 +39,13 @@ struct BinaryWriter {
         string(b.path)
         digest(b.digest)
         int64(b.size)
+    }
+
+    mutating func embedder(_ e: EmbedderInfo) {
+        string(e.id)
+        int(e.dimension)
+        string(e.encoding)
+        optional(e.modelDigest) { $0.digest($1) }
     }
 
     mutating func deltaRef(_ d: DeltaRef) {
@@ -100,6 +96,11 @@ struct BinaryReader {
     mutating func bundle() -> BundleRef? {
         guard let path = string(), let digest = digest(), let size = int64() else { return nil }
         return BundleRef(path: path, digest: digest, size: size)
+    }
+
+    mutating func embedder() -> EmbedderInfo? {
+        guard let id = string(), let dimension = int(), let encoding = string(), let modelDigest = optional({ $0.digest() }) else { return nil }
+        return EmbedderInfo(id: id, dimension: dimension, encoding: encoding, modelDigest: modelDigest)
     }
 
     mutating func deltaRef() -> DeltaRef? {

@@ -31,10 +31,7 @@ enum BuildCacheCodec {
             w.bundle(e.bundle)
             let m = e.manifest
             for s in [m.id, m.version.description, m.title, m.description, m.language, m.license] { w.string(s) }
-            w.string(m.embedder.id)
-            w.int(m.embedder.dimension)
-            w.string(m.embedder.encoding)
-            w.optional(m.embedder.modelDigest) { $0.digest($1) }
+            w.embedder(m.embedder)
             w.int(m.documents)
             w.int(m.passages)
             w.digest(m.content)
@@ -95,15 +92,14 @@ extension BinaryReader {
         guard let inputs = string(), let bundle = bundle(),
               let id = string(), let version = version(), let title = string(), let description = string(),
               let language = string(), let license = string(),
-              let embedderID = string(), let dimension = int(), let encoding = string(),
-              let modelDigest = optional({ $0.digest() }),
+              let embedder = embedder(),
               let documents = int(), let passages = int(), let content = digest(),
               let bundled = u8(), bundled <= 2,
               let deltas = optional({ $0.cachedDeltas() }),
               let sources = optional({ $0.sources() }),
               let bundleStamp = optional({ $0.stamp() }) else { return nil }
         let manifest = CachedManifest(id: id, version: version, title: title, description: description, language: language,
-                                      license: license, embedder: EmbedderInfo(id: embedderID, dimension: dimension, encoding: encoding, modelDigest: modelDigest),
+                                      license: license, embedder: embedder,
                                       documents: documents, passages: passages, content: content)
         return BuildCache.Entry(inputs: inputs, bundle: bundle, manifest: manifest, sourceBundled: bundled == 0 ? nil : bundled == 2,
                                 deltas: deltas, sources: sources, bundleStamp: bundleStamp)

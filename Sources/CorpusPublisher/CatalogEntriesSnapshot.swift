@@ -63,10 +63,7 @@ extension BinaryWriter {
         bundle(e.bundle)
         int(e.documents)
         int(e.passages)
-        string(e.embedder.id)
-        int(e.embedder.dimension)
-        string(e.embedder.encoding)
-        optional(e.embedder.modelDigest) { $0.digest($1) }
+        embedder(e.embedder)
         digest(e.content)
         optional(e.deltas) { w, deltas in
             w.u32(deltas.count)
@@ -87,7 +84,7 @@ extension BinaryReader {
               let language = string(), let license = string(), let access = string().flatMap(Access.init(rawValue:)),
               let tier = optional({ $0.string() }), let bundled = bool(), let bundle = bundle(),
               let documents = int(), let passages = int(),
-              let embedderID = string(), let dimension = int(), let encoding = string(), let modelDigest = optional({ $0.digest() }),
+              let embedder = embedder(),
               let content = digest(),
               let deltas = optional({ r -> [DeltaRef]? in
                   guard let n = r.u32() else { return nil }
@@ -108,7 +105,7 @@ extension BinaryReader {
               let payload = optional({ $0.bundle() }) else { return nil }
         var e = CatalogEntry(id: id, version: version, title: title, description: description, language: language, license: license,
                              access: access, tier: tier, bundled: bundled, bundle: bundle, documents: documents, passages: passages,
-                             embedder: EmbedderInfo(id: embedderID, dimension: dimension, encoding: encoding, modelDigest: modelDigest),
+                             embedder: embedder,
                              content: content)
         e.deltas = deltas
         e.channel = channel
