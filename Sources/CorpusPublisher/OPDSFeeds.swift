@@ -80,16 +80,6 @@ public enum OPDSFeeds {
         }
     }
 
-    /// Every file of `opds/` for `catalog`, by path relative to the tree: the whole render, each
-    /// page dated `dates[name]` (the catalog's issue time when absent), the root from its pages.
-    static func files(_ catalog: Catalog, pageSize: Int = defaultPageSize, dates: [String: String] = [:]) -> [(path: String, bytes: Data)] {
-        let plan = plan(catalog, pageSize: pageSize)
-        let date = { (name: String) in dates[name] ?? catalog.issued }
-        let root = plan.root(date: date)
-        return render(root.feed, plan.source, updated: root.dates.max() ?? catalog.issued, itemDates: root.dates)
-            + plan.pages.flatMap { render($0, plan.source, updated: date($0.name)) }
-    }
-
     /// A feed's two files: OPDS 1.2 and OPDS 2.0. `itemDates` date a navigation feed's items in
     /// Atom; OPDS 2.0's navigation links have no date, only the feed's own `modified`.
     static func render(_ feed: Feed, _ source: Source, updated: String, itemDates: [String] = []) -> [(path: String, bytes: Data)] {
